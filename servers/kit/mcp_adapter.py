@@ -1,0 +1,108 @@
+"""Serve a :class:`DomainRuntime` through the official MCP SDK (``mcp.server.mcpserver.MCPServer``).
+
+The SDK owns the protocol (framing, transports, listing, schema derivation via its own signature
+introspection); the kit owns dispatch. ``tools/list`` shows the model-visible tools only, unless the
+server runs with helpers; hidden tools remain callable by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import CallToolResult, TextContent
+from mcp_types import Tool as MCPTool
+
+from servers.kit.runtime import DEFAULT_SESSION, SESSION_META_KEY, DomainRuntime
+from servers.kit.tools import ToolSpec, schema_stub
+
+
+def session_from_meta(meta: Mapping[str, Any] | None, default_seed: int) -> tuple[str, int]:
+    """(session id, seed) from a request's ``_meta``; a client that sends none shares one default
+    session seeded with the server's ``--seed`` (so plain MCP clients just work)."""
+    info = (meta or {}).get(SESSION_META_KEY)
+    if not isinstance(info, Mapping):
+        return DEFAULT_SESSION, default_seed
+    sid = info.get("id")
+    seed = info.get("seed", default_seed)
+    if not isinstance(sid, str) or not sid:
+        sid = DEFAULT_SESSION
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        seed = default_seed
+    return sid, seed
+
+
+class KitServer(MCPServer):
+    """An MCPServer whose tools come from a domain runtime."""
+
+    def __init__(self, runtime: DomainRuntime, *, with_helpers: bool = False) -> None:
+        super().__init__(
+            name=runtime.name,
+            instructions=runtime.domain.description or None,
+            version="0.1.0",
+            log_level="WARNING",
+        )
+        self.runtime = runtime
+        self.with_helpers = with_helpers
+        table = runtime.table
+        listed: list[MCPTool] = []
+        for name, spec in table.specs.items():
+            self.add_tool(schema_stub(spec), name=name, description=spec.description, meta=_tool_meta(runtime, spec))
+            if spec.visible or with_helpers:
+                listed.append(
+                    MCPTool(
+                        name=name,
+                        description=spec.description,
+                        input_schema=table.schemas[name],
+                        _meta=_tool_meta(runtime, spec),
+                    )
+                )
+        for name in runtime.session_tools:
+            def stub() -> None:  # pragma: no cover - schema only
+                """Session plumbing."""
+            stub.__name__ = name
+            self.add_tool(stub, name=name, description=f"Session plumbing: {name}")
+            if with_helpers:
+                listed.append(
+                    MCPTool(
+                        name=name,
+                        description=f"Session plumbing ({name.rsplit('_', 1)[-1]}) for the calling session.",
+                        input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+                        _meta={"io.prove/kind": "helper"},
+                    )
+                )
+        self._listed = listed
+
+    async def list_tools(self) -> list[MCPTool]:
+        return list(self._listed)
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult:
+        meta = None
+        if context is not None and context._request_context is not None:
+            meta = context.request_context.meta
+        sid, seed = session_from_meta(meta, self.runtime.default_seed)
+        out = self.runtime.call(name, arguments, sid, seed)
+        return CallToolResult(content=[TextContent(type="text", text=out.text)], is_error=out.is_error)
+
+
+def _tool_meta(runtime: DomainRuntime, spec: ToolSpec) -> dict[str, Any]:
+    meta: dict[str, Any] = {"io.prove/kind": spec.kind, "io.prove/domain": runtime.name}
+    if spec.produces:
+        meta["io.prove/produces"] = list(spec.produces)
+    if spec.consumes:
+        meta["io.prove/consumes"] = list(spec.consumes)
+    if spec.requires:
+        meta["io.prove/requires"] = list(spec.requires)
+    if spec.read_only:
+        meta["io.prove/read_only"] = True
+    sensitive = runtime.table.sensitive_params(spec.name)
+    if sensitive:
+        meta["io.prove/sensitive"] = sensitive
+    return meta
+
+
+def build_server(runtime: DomainRuntime, *, with_helpers: bool = False) -> KitServer:
+    return KitServer(runtime, with_helpers=with_helpers)
