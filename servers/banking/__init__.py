@@ -568,7 +568,7 @@ def change_pin(s: BankingState, account_id: str, current_pin: Pin, new_pin: Pin)
 
 # ---------------------------------------------------------------- discovery (hidden)
 @domain.discovery(produces=("customer_id",))
-def search_customers(s: BankingState, name: str | None = None, limit: Annotated[int, Field(ge=1, le=200)] = 50
+def banking_search_customers(s: BankingState, name: str | None = None, limit: Annotated[int, Field(ge=1, le=200)] = 50
                      ) -> list:
     """Find customers by (part of) their name.
 
@@ -581,7 +581,7 @@ def search_customers(s: BankingState, name: str | None = None, limit: Annotated[
 
 
 @domain.discovery(produces=("account_id",))
-def list_all_accounts(s: BankingState, min_balance: float = 0.0, status: str | None = None) -> list:
+def banking_list_all_accounts(s: BankingState, min_balance: float = 0.0, status: str | None = None) -> list:
     """Every account (with owner and PIN, for synthesis grounding) with at least ``min_balance``.
 
     Args:
@@ -592,7 +592,7 @@ def list_all_accounts(s: BankingState, min_balance: float = 0.0, status: str | N
 
 
 @domain.discovery
-def get_unique_values(s: BankingState, field: Literal["account_type", "category", "payee_category",
+def banking_get_unique_values(s: BankingState, field: Literal["account_type", "category", "payee_category",
                                                         "card_status", "account_status"]) -> list:
     """Distinct values of a categorical field with their counts.
 

@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, ListToolsResult, PaginatedRequestParams, TextContent
 from mcp_types import Tool as MCPTool
 
-from servers.kit.runtime import DEFAULT_SESSION, SESSION_META_KEY, DomainRuntime
+from servers.kit.runtime import DEFAULT_SESSION, LIST_HIDDEN_META_KEY, SESSION_META_KEY, DomainRuntime
 from servers.kit.tools import ToolSpec, schema_stub
 
 
@@ -46,36 +47,42 @@ class KitServer(MCPServer):
         self.runtime = runtime
         self.with_helpers = with_helpers
         table = runtime.table
-        listed: list[MCPTool] = []
+        every: list[MCPTool] = []
         for name, spec in table.specs.items():
             self.add_tool(schema_stub(spec), name=name, description=spec.description, meta=_tool_meta(runtime, spec))
-            if spec.visible or with_helpers:
-                listed.append(
-                    MCPTool(
-                        name=name,
-                        description=spec.description,
-                        input_schema=table.schemas[name],
-                        _meta=_tool_meta(runtime, spec),
-                    )
+            every.append(
+                MCPTool(
+                    name=name, description=spec.description, input_schema=table.schemas[name],
+                    _meta=_tool_meta(runtime, spec),
                 )
+            )
         for name in runtime.session_tools:
             def stub() -> None:  # pragma: no cover - schema only
                 """Session plumbing."""
             stub.__name__ = name
             self.add_tool(stub, name=name, description=f"Session plumbing: {name}")
-            if with_helpers:
-                listed.append(
-                    MCPTool(
-                        name=name,
-                        description=f"Session plumbing ({name.rsplit('_', 1)[-1]}) for the calling session.",
-                        input_schema={"type": "object", "properties": {}, "additionalProperties": False},
-                        _meta={"io.prove/kind": "helper"},
-                    )
+            every.append(
+                MCPTool(
+                    name=name,
+                    description=f"Session plumbing ({name.split('_', 1)[-1]}) for the calling session.",
+                    input_schema={"type": "object", "properties": {}, "additionalProperties": False},
+                    _meta={"io.prove/kind": "helper", "io.prove/domain": runtime.name},
                 )
-        self._listed = listed
+            )
+        self._every = every
+        self._visible = [t for t in every if (t.meta or {}).get("io.prove/kind") == "user"]
 
     async def list_tools(self) -> list[MCPTool]:
-        return list(self._listed)
+        return list(self._every if self.with_helpers else self._visible)
+
+    async def _handle_list_tools(
+        self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+    ) -> ListToolsResult:
+        """Model-visible tools only, unless the server runs ``--with-helpers`` or the request's
+        ``_meta`` opts in (our pool and synthesis do, so the SDK client knows the hidden tools' names
+        and does not re-list on every helper call)."""
+        opt_in = bool((ctx.meta or {}).get(LIST_HIDDEN_META_KEY))
+        return ListToolsResult(tools=list(self._every) if opt_in else await self.list_tools())
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from jsonschema import Draft202012Validator
 from mcp.server.mcpserver.tools.base import Tool as SDKTool
@@ -32,6 +33,9 @@ SESSION_META_KEY = "io.prove/session"
 """Request ``_meta`` key carrying ``{"id": str, "seed": int}``. The 2026 MCP protocol is stateless
 per request (no transport session), so the episode's session travels with every request; it works
 the same over every transport and never appears in the model-visible tool arguments."""
+
+LIST_HIDDEN_META_KEY = "io.prove/list_hidden"
+"""``tools/list`` request ``_meta`` flag: also list discovery and helper tools (harness clients only)."""
 
 DEFAULT_SESSION = "default"
 
@@ -102,18 +106,30 @@ def _describe(error: Any) -> str:
 class ToolTable:
     """Specs, published schemas and compiled validators of one domain (built once per process)."""
 
+    _cache: ClassVar[dict[int, ToolTable]] = {}
+
+    @classmethod
+    def of(cls, domain: Domain) -> ToolTable:
+        """The (cached) table of ``domain``: deriving schemas through the SDK costs ~10 ms a tool."""
+        table = cls._cache.get(id(domain))
+        if table is None or table.domain is not domain:
+            table = cls._cache[id(domain)] = cls(domain)
+        return table
+
     def __init__(self, domain: Domain) -> None:
         self.domain = domain
         self.specs: dict[str, ToolSpec] = dict(domain.tools)
         self.schemas: dict[str, dict[str, Any]] = {}
         self.validators: dict[str, Draft202012Validator] = {}
         self.required: dict[str, frozenset[str]] = {}
+        self.optional: dict[str, frozenset[str]] = {}  # known, not required: an explicit null means "omitted"
         for name, spec in self.specs.items():
             raw = SDKTool.from_function(schema_stub(spec), name=name, description=spec.description).parameters
             schema = _public_schema(raw, spec)
             self.schemas[name] = schema
             self.validators[name] = Draft202012Validator(schema)
             self.required[name] = frozenset(schema.get("required", ()))
+            self.optional[name] = frozenset(schema.get("properties", {})) - self.required[name]
 
     def sensitive_params(self, name: str) -> list[str]:
         props = self.schemas[name].get("properties", {})
@@ -190,13 +206,14 @@ class DomainRuntime:
         self.domain = domain
         self.name = domain.name
         self.default_seed = default_seed
-        self.table = ToolTable(domain)
+        self.table = ToolTable.of(domain)
         self.sessions = SessionStore(domain)
         self.session_tools = {
             f"{domain.name}_session_reset": self._reset,
             f"{domain.name}_session_snapshot": self._snapshot,
             f"{domain.name}_session_diff": self._diff,
             f"{domain.name}_session_close": self._close,
+            f"{domain.name}_server_info": self._server_info,
         }
 
     # -- session helpers (hidden tools) ------------------------------------------------------
@@ -213,6 +230,10 @@ class DomainRuntime:
 
     def _close(self, session_id: str, seed: int) -> Any:
         return {"session": session_id, "closed": self.sessions.close(session_id)}
+
+    def _server_info(self, session_id: str, seed: int) -> Any:
+        return {"domain": self.name, "pid": os.getpid(), "open_sessions": len(self.sessions),
+                "user_tools": sum(1 for s in self.table.specs.values() if s.visible)}
 
     # -- the call path -----------------------------------------------------------------------
     def call(
@@ -235,8 +256,8 @@ class DomainRuntime:
                 return ToolOutcome(
                     f"arguments of '{name}' must be a JSON object, got {type(arguments).__name__}", is_error=True
                 )
-            required = self.table.required[name]
-            args = {k: v for k, v in arguments.items() if v is not None or k in required}
+            optional = self.table.optional[name]
+            args = {k: v for k, v in arguments.items() if v is not None or k not in optional}
             problem = self.table.check(name, args)
             if problem is not None:
                 return ToolOutcome(f"{name}: {problem}", is_error=True)

@@ -33,11 +33,15 @@ class StateError(RuntimeError):
 class Table[R]:
     """A copy-on-write mapping from string ids to records, shared with the seed world."""
 
-    __slots__ = ("_base", "_journal", "_over", "_touched", "name")
+    __slots__ = ("_base", "_base_json", "_journal", "_over", "_touched", "name")
 
-    def __init__(self, name: str, base: dict[str, R] | None = None) -> None:
+    def __init__(self, name: str, base: dict[str, R] | None = None,
+                 base_json: dict[str, Any] | None = None) -> None:
         self.name = name
         self._base: dict[str, R] = base if base is not None else {}
+        # JSON form of base records, filled lazily and shared by every session of the world: the base
+        # never changes, so snapshots only serialise what a session wrote.
+        self._base_json: dict[str, Any] = base_json if base_json is not None else {}
         self._over: dict[str, Any] = {}
         self._journal: list[tuple[str, Any]] | None = None
         self._touched: set[str] = set()  # keys already copied into the overlay in this call
@@ -123,7 +127,21 @@ class Table[R]:
 
     # -- session plumbing (used by State) ----------------------------------------------------
     def _fork(self) -> Table[R]:
-        return Table(self.name, self._base)
+        return Table(self.name, self._base, self._base_json)
+
+    def snapshot(self) -> dict[str, Any]:
+        """JSON-ready ``{id: record}`` (read-only: base entries are shared between sessions)."""
+        over, cache, out = self._over, self._base_json, {}
+        for key in self.keys():
+            rec = over.get(key, _MISSING)
+            if rec is _MISSING:
+                value = cache.get(key, _MISSING)
+                if value is _MISSING:
+                    value = cache[key] = to_jsonable(self._base[key])
+                out[key] = value
+            else:
+                out[key] = to_jsonable(rec)
+        return out
 
     def _rollback(self, journal: list[tuple[str, Any]]) -> None:
         for key, prev in reversed(journal):
@@ -135,7 +153,7 @@ class Table[R]:
     def _freeze_into_base(self) -> None:
         """Fold the overlay into a fresh base dict (used once, when building a seed world)."""
         merged = {k: self[k] for k in self.keys()}
-        self._base, self._over = merged, {}
+        self._base, self._over, self._base_json = merged, {}, {}
 
     @property
     def dirty(self) -> bool:
@@ -264,9 +282,9 @@ class State:
         for name, kind in self._store_fields.items():
             store = getattr(self, name)
             if kind is Table:
-                out[name] = {k: to_jsonable(v) for k, v in store.items()}
+                out[name] = store.snapshot()
             else:
-                out[name] = to_jsonable(store._table.get(Cell.KEY))
+                out[name] = store._table.snapshot().get(Cell.KEY)
         return out
 
 

@@ -1,0 +1,190 @@
+"""The asyncio host pool: many concurrent episodes, each a set of sessions on one or more servers.
+
+    pool = MCPPool({"banking": StdioBackend("banking", n_procs=2), "email": InProcessBackend("email")})
+    async with pool:
+        async with pool.episode(["banking", "email"], seed=3) as ep:
+            result = await ep.call("transfer_funds", {...})   # routed by tool name, per-call timeout
+            final = await ep.snapshots()                       # {server: snapshot}
+
+An episode fails cleanly, never hangs: a call that exceeds the timeout, a server process that dies
+or a session lost to a restart returns an error :class:`CallResult` and marks only that episode
+``failed``; other episodes keep going and the backend restarts the process in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+from collections.abc import AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from prove_jax.env.backends import Backend, CallResult, HelperOp, make_backend, now
+
+
+class ToolNameCollision(ValueError):
+    """Two servers publish the same tool name: calls could not be routed unambiguously."""
+
+
+@dataclass
+class PoolStats:
+    calls: int = 0
+    errors: int = 0
+    timeouts: int = 0
+    server_deaths: int = 0
+    episodes_opened: int = 0
+    episodes_failed: int = 0
+
+
+class MCPPool:
+    """Routes calls of concurrent episodes to per-domain backends."""
+
+    def __init__(
+        self,
+        backends: Mapping[str, Backend],
+        *,
+        call_timeout_s: float = 10.0,
+        max_concurrent_episodes: int = 1024,
+    ) -> None:
+        self.backends = dict(backends)
+        self.call_timeout_s = call_timeout_s
+        self._episode_slots = asyncio.Semaphore(max_concurrent_episodes)
+        self.stats = PoolStats()
+        self.routes: dict[str, str] = {}
+        self.hidden_routes: dict[str, str] = {}
+        self._tools: dict[str, list[dict[str, Any]]] = {}
+
+    @classmethod
+    def from_spec(cls, domains: Iterable[str], kind: str = "inprocess", **kw: Any) -> MCPPool:
+        """One backend of ``kind`` per domain (see :func:`make_backend`); pool options via ``kw``."""
+        pool_kw = {k: kw.pop(k) for k in ("call_timeout_s", "max_concurrent_episodes") if k in kw}
+        return cls({d: make_backend(d, kind, **kw) for d in domains}, **pool_kw)
+
+    async def __aenter__(self) -> MCPPool:
+        await asyncio.gather(*(b.start() for b in self.backends.values()))
+        for domain, backend in self.backends.items():
+            tools = backend.tools()
+            self._tools[domain] = tools
+            for tool in tools:
+                name = tool["function"]["name"]
+                other = self.routes.setdefault(name, domain)
+                if other != domain:
+                    raise ToolNameCollision(f"tool {name!r} is published by both {other!r} and {domain!r}")
+            for name in backend.hidden_tools():
+                self.hidden_routes[name] = domain
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.gather(*(b.stop() for b in self.backends.values()), return_exceptions=True)
+
+    def tools(self, domains: Iterable[str]) -> list[dict[str, Any]]:
+        """The model-visible tools of ``domains`` in OpenAI function format."""
+        return [t for d in domains for t in self._tools[d]]
+
+    @contextlib.asynccontextmanager
+    async def episode(self, domains: Iterable[str], seed: int, *, episode_id: str | None = None
+                      ) -> AsyncIterator[Episode]:
+        """Open fresh sessions (seeded worlds) on every domain; close them on exit."""
+        domains = list(dict.fromkeys(domains))
+        missing = [d for d in domains if d not in self.backends]
+        if missing:
+            raise KeyError(f"episode asks for servers {missing} that this pool does not run")
+        async with self._episode_slots:
+            ep = Episode(self, domains, seed, episode_id or uuid.uuid4().hex)
+            for d in domains:
+                ep._pins[d] = await self.backends[d].pin(ep.session_id(d), self.call_timeout_s)
+            self.stats.episodes_opened += 1
+            try:
+                yield ep
+            finally:
+                if ep.failed:
+                    self.stats.episodes_failed += 1
+                await ep.close()
+
+
+@dataclass
+class Episode:
+    """Sessions of one rollout; ``call`` routes by tool name and never raises for bad input."""
+
+    pool: MCPPool
+    domains: list[str]
+    seed: int
+    episode_id: str
+    failed: bool = False
+    failure: str | None = None
+    _pins: dict[str, Any] = field(default_factory=dict)
+
+    def session_id(self, domain: str) -> str:
+        return f"{self.episode_id}:{domain}"
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        return self.pool.tools(self.domains)
+
+    async def call(self, name: str, arguments: Any, *, timeout_s: float | None = None,
+                   allow_hidden: bool = False) -> CallResult:
+        """Run one tool call in this episode's session of the server that owns ``name``.
+
+        Model calls reach only model-visible tools; harness code (synthesis, tests) may pass
+        ``allow_hidden=True`` to reach discovery and helper tools too."""
+        stats = self.pool.stats
+        stats.calls += 1
+        if self.failed:
+            stats.errors += 1
+            return CallResult(f"episode already failed: {self.failure}", True, "server_died")
+        domain = self.pool.routes.get(name) if isinstance(name, str) else None
+        if domain is None and allow_hidden and isinstance(name, str):
+            domain = self.pool.hidden_routes.get(name)
+        if domain is None or domain not in self.domains:
+            stats.errors += 1
+            return CallResult(f"unknown tool '{name}'", True, "unknown_tool")
+        return await self._dispatch(domain, name, arguments, timeout_s)
+
+    async def helper(self, domain: str, op: HelperOp) -> CallResult:
+        """Session plumbing on one server: reset, snapshot, diff or close."""
+        return await self._dispatch(domain, f"{domain}_session_{op}", {}, None)
+
+    async def _dispatch(self, domain: str, name: str, arguments: Any, timeout_s: float | None) -> CallResult:
+        backend = self.pool.backends[domain]
+        timeout = self.pool.call_timeout_s if timeout_s is None else timeout_s
+        start = now()
+        try:
+            result = await asyncio.wait_for(
+                backend.call(self._pins[domain], self.session_id(domain), self.seed, name, arguments), timeout
+            )
+        except TimeoutError:
+            self.pool.stats.timeouts += 1
+            result = CallResult(f"'{name}' on {domain} timed out after {timeout:.1f}s", True, "timeout")
+        result = CallResult(result.text, result.is_error, result.error_kind, now() - start)
+        if result.is_error:
+            self.pool.stats.errors += 1
+        if result.error_kind in ("server_died", "session_lost", "timeout", "transport"):
+            if result.error_kind == "server_died":
+                self.pool.stats.server_deaths += 1
+            self.failed = True
+            self.failure = result.text
+        return result
+
+    async def snapshots(self) -> dict[str, Any]:
+        """Final state of every server of the episode (for final-state checks)."""
+        out: dict[str, Any] = {}
+        for d in self.domains:
+            res = await self.helper(d, "snapshot")
+            out[d] = None if res.is_error else json.loads(res.text)
+        return out
+
+    async def reset(self) -> None:
+        for d in self.domains:
+            await self.helper(d, "reset")
+
+    async def close(self) -> None:
+        """Free the server-side sessions (best effort: a dead server has already lost them)."""
+        for d in self.domains:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(
+                    self.pool.backends[d].call(self._pins[d], self.session_id(d), self.seed,
+                                               f"{d}_session_close", {}),
+                    self.pool.call_timeout_s,
+                )

@@ -1,0 +1,107 @@
+"""Schema-violating arguments on every tool: always an MCP error naming the field, server alive,
+state unchanged."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+from mcp import Client, StdioServerParameters
+
+from servers import DOMAINS
+from servers.kit import DomainRuntime
+from tests.servers.harness import run, runtime, snapshot
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
+    max_leaves=6,
+)
+
+
+_CANDIDATES: dict[str, list[Any]] = {
+    "string": ["x", "1234", "123456789", "2026-06-15", "2026-06-15T10:00:00", "a@b.com", "/home", "ACC-0001"],
+    "integer": [1, 5, 50, 0, 1000],
+    "number": [1.5, 10, 100.0, 0.5, 1000],
+    "boolean": [True],
+    "array": [[], ["x"]],
+    "object": [{}],
+}
+
+
+def plausible(prop: dict[str, Any]) -> Any:
+    """A value satisfying a property schema (so the one injected violation is the only one)."""
+    if "enum" in prop:
+        return prop["enum"][0]
+    validator = Draft202012Validator(prop)
+    for value in _CANDIDATES.get(prop.get("type", "string"), ["x"]):
+        if validator.is_valid(value):
+            return value
+    raise AssertionError(f"no plausible value for {prop}; extend _CANDIDATES")
+
+
+@st.composite
+def violation(draw: st.DrawFn, rt: DomainRuntime) -> tuple[str, Any, str | None]:
+    """(tool, arguments, field the message must name) for one schema violation."""
+    name = draw(st.sampled_from(sorted(rt.table.specs)))
+    schema = rt.table.schemas[name]
+    props, required = schema.get("properties", {}), schema.get("required", [])
+    base = {p: plausible(props[p]) for p in required}
+    kinds = ["extra", "not_object"] + (["missing"] if required else []) + (["wrong"] if props else [])
+    kind = draw(st.sampled_from(kinds))
+    if kind == "extra":
+        key = draw(st.text(min_size=1, max_size=10).filter(lambda k: k not in props))
+        return name, {**base, key: draw(JSON)}, key
+    if kind == "not_object":
+        return name, draw(st.lists(JSON, max_size=3) | st.text(max_size=5) | st.integers() | st.booleans()), None
+    if kind == "missing":
+        key = draw(st.sampled_from(required))
+        return name, {k: v for k, v in base.items() if k != key}, key
+    key = draw(st.sampled_from(sorted(props)))
+    validator = Draft202012Validator(props[key])
+    bad = draw(JSON.filter(lambda v: v is not None and not validator.is_valid(v)))
+    return name, {**base, key: bad}, key
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@given(data=st.data())
+def test_schema_violations_are_clean_errors(domain: str, data: st.DataObject) -> None:
+    rt = runtime(domain)
+    before = snapshot(rt, "fuzz", 0)
+    name, args, field = data.draw(violation(rt))
+    out = rt.call(name, args, "fuzz", 0)
+    assert out.is_error, f"{name}({args!r}) was accepted: {out.text[:200]}"
+    assert out.text.strip()
+    if field is not None:
+        assert repr(field) in out.text or f"'{field}" in out.text, out.text
+    assert snapshot(rt, "fuzz", 0) == before
+
+
+def test_violations_over_stdio_leave_server_alive_and_state_unchanged() -> None:
+    """The same over a real subprocess: a burst of bad calls, then a good call still works."""
+    domain = DOMAINS[0]
+    rt = runtime(domain)
+    cases = [violation(rt).example() for _ in range(40)]
+
+    async def go() -> tuple[list[Any], str, str, Any]:
+        params = StdioServerParameters(command=sys.executable, args=["-m", f"servers.{domain}"])
+        meta = {"io.prove/session": {"id": "fz", "seed": 0}}
+        async with Client(params, cache=None) as client:
+            snap = (await client.call_tool(f"{domain}_session_snapshot", {}, meta=meta)).content[0].text
+            results = [await client.call_tool(n, a if isinstance(a, dict) else {"_": a}, meta=meta)
+                       for n, a, _ in cases]
+            after = (await client.call_tool(f"{domain}_session_snapshot", {}, meta=meta)).content[0].text
+            alive = await client.call_tool(f"{domain}_server_info", {}, meta=meta)
+            return results, snap, after, alive
+
+    results, snap, after, alive = run(go())
+    assert all(r.is_error for r in results)
+    assert json.loads(snap) == json.loads(after)
+    assert not alive.is_error
