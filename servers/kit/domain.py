@@ -50,16 +50,18 @@ class Domain:
         produces: tuple[str, ...] = (),
         consumes: tuple[str, ...] = (),
         requires: tuple[str, ...] = (),
+        establishes: tuple[str, ...] = (),
         read_only: bool = False,
         tags: tuple[str, ...] = (),
     ) -> Any:
-        """Register a tool. ``produces``/``consumes`` name entity-id types (``account_id``...)
-        and ``requires`` names state preconditions another tool establishes (``engine_on``)."""
+        """Register a tool. ``produces``/``consumes`` name entity-id types (``account_id``...);
+        ``requires`` names state preconditions (``engine_on``) and ``establishes`` the ones this tool
+        makes true — together they give synthesis the implicit (state) edges of the tool graph."""
 
         def register(f: F) -> F:
             spec = make_spec(
                 f, name=name, kind=kind, produces=produces, consumes=consumes,
-                requires=requires, read_only=read_only, tags=tags,
+                requires=requires, establishes=establishes, read_only=read_only, tags=tags,
             )
             if not _TOOL_NAME.match(spec.name):
                 raise ValueError(f"tool name {spec.name!r} is not a valid function name")

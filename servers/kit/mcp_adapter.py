@@ -103,6 +103,8 @@ def _tool_meta(runtime: DomainRuntime, spec: ToolSpec) -> dict[str, Any]:
         meta["io.prove/consumes"] = list(spec.consumes)
     if spec.requires:
         meta["io.prove/requires"] = list(spec.requires)
+    if spec.establishes:
+        meta["io.prove/establishes"] = list(spec.establishes)
     if spec.read_only:
         meta["io.prove/read_only"] = True
     sensitive = runtime.table.sensitive_params(spec.name)

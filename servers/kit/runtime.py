@@ -273,7 +273,10 @@ class DomainRuntime:
             text = json.dumps(to_jsonable(result), ensure_ascii=False)
         except ToolError as exc:
             state.rollback()
-            return ToolOutcome(f"{spec.name}: {exc}", is_error=True)
+            message = str(exc)
+            if exc.field and exc.field not in message:
+                message = f"{message} (argument '{exc.field}')"
+            return ToolOutcome(f"{spec.name}: {message}", is_error=True)
         except Exception as exc:  # a domain bug must not kill the server or leave half-written state
             state.rollback()
             log.exception("tool %s crashed", spec.name)

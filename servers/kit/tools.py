@@ -55,6 +55,7 @@ class ToolSpec:
     produces: tuple[str, ...] = ()
     consumes: tuple[str, ...] = ()
     requires: tuple[str, ...] = ()
+    establishes: tuple[str, ...] = ()
     read_only: bool = False
     tags: tuple[str, ...] = field(default=())
 
@@ -105,6 +106,7 @@ def make_spec(
     produces: tuple[str, ...] = (),
     consumes: tuple[str, ...] = (),
     requires: tuple[str, ...] = (),
+    establishes: tuple[str, ...] = (),
     read_only: bool = False,
     tags: tuple[str, ...] = (),
 ) -> ToolSpec:
@@ -126,6 +128,7 @@ def make_spec(
         produces=tuple(produces),
         consumes=tuple(consumes),
         requires=tuple(requires),
+        establishes=tuple(establishes),
         read_only=read_only or kind == "discovery",
         tags=tuple(tags),
     )
