@@ -25,25 +25,27 @@ JSON = st.recursive(
 )
 
 
-_CANDIDATES: dict[str, list[Any]] = {
-    "string": ["x", "1234", "123456789", "2026-06-15", "2026-06-15T10:00:00", "a@b.com", "/home", "ACC-0001"],
-    "integer": [1, 5, 50, 0, 1000],
-    "number": [1.5, 10, 100.0, 0.5, 1000],
-    "boolean": [True],
-    "array": [[], ["x"]],
-    "object": [{}],
-}
-
-
-def plausible(prop: dict[str, Any]) -> Any:
-    """A value satisfying a property schema (so the one injected violation is the only one)."""
+def valid_value(prop: dict[str, Any]) -> st.SearchStrategy[Any]:
+    """Values satisfying a property schema, so the one injected violation is the only one."""
     if "enum" in prop:
-        return prop["enum"][0]
+        return st.sampled_from(prop["enum"])
+    kind = prop.get("type", "string")
+    if kind == "string":
+        base: st.SearchStrategy[Any] = (
+            st.from_regex(prop["pattern"], fullmatch=True) if "pattern" in prop else st.text(min_size=1, max_size=8)
+        )
+    elif kind in ("integer", "number"):
+        lo = prop.get("minimum", prop.get("exclusiveMinimum", 0) + 1 if "exclusiveMinimum" in prop else 1)
+        hi = prop.get("maximum", prop.get("exclusiveMaximum", lo + 1000))
+        base = st.integers(int(lo), max(int(lo), int(hi) - 1))
+    elif kind == "boolean":
+        base = st.booleans()
+    elif kind == "array":
+        base = st.lists(valid_value(prop.get("items", {})), max_size=2)
+    else:
+        base = st.just({})
     validator = Draft202012Validator(prop)
-    for value in _CANDIDATES.get(prop.get("type", "string"), ["x"]):
-        if validator.is_valid(value):
-            return value
-    raise AssertionError(f"no plausible value for {prop}; extend _CANDIDATES")
+    return base.filter(validator.is_valid)
 
 
 @st.composite
@@ -52,7 +54,7 @@ def violation(draw: st.DrawFn, rt: DomainRuntime) -> tuple[str, Any, str | None]
     name = draw(st.sampled_from(sorted(rt.table.specs)))
     schema = rt.table.schemas[name]
     props, required = schema.get("properties", {}), schema.get("required", [])
-    base = {p: plausible(props[p]) for p in required}
+    base = {p: draw(valid_value(props[p]), label=f"valid {p}") for p in required}
     kinds = ["extra", "not_object"] + (["missing"] if required else []) + (["wrong"] if props else [])
     kind = draw(st.sampled_from(kinds))
     if kind == "extra":
