@@ -61,7 +61,9 @@ def _public_schema(raw: dict[str, Any], spec: ToolSpec) -> dict[str, Any]:
             if "$ref" in node:
                 target = defs[node["$ref"].rsplit("/", 1)[-1]]
                 return clean({**target, **{k: v for k, v in node.items() if k != "$ref"}})
-            out = {k: clean(v) for k, v in node.items() if k not in ("title", "$defs")}
+            out = {k: clean(v) for k, v in node.items() if k not in ("title", "$defs", "properties")}
+            if isinstance(node.get("properties"), dict):  # keys here are parameter names, not keywords
+                out["properties"] = {name: clean(sub) for name, sub in node["properties"].items()}
             options = out.get("anyOf")
             if isinstance(options, list):
                 non_null = [o for o in options if o != {"type": "null"}]

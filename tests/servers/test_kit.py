@@ -71,6 +71,17 @@ def choose(s: ToyState, color: Literal["red", "blue"], pin: Sensitive, note: str
 
 
 @toy.tool
+def rename(s: ToyState, item_id: str, title: str) -> str:
+    """Rename an item (a parameter literally called ``title`` must survive schema cleanup).
+
+    Args:
+        item_id: Which item.
+        title: The new title.
+    """
+    return title
+
+
+@toy.tool
 def crash(s: ToyState, item_id: str) -> None:
     """A tool with a bug: it writes then divides by zero.
 
@@ -154,6 +165,13 @@ def test_schema_from_hints_and_docstring(rt: DomainRuntime) -> None:
     assert schema["required"] == ["color", "pin"] and schema["additionalProperties"] is False
     assert rt.table.sensitive_params("choose") == ["pin"]
     assert rt.table.openai_tools()[0]["function"]["description"] == "Increase an item's quantity."
+
+
+def test_parameter_named_title_is_kept(rt: DomainRuntime) -> None:
+    schema = rt.table.schemas["rename"]
+    assert schema["properties"]["title"] == {"type": "string", "description": "The new title."}
+    assert "title" in schema["required"] and "title" not in {k for k in schema if k != "properties"}
+    assert rt.call("rename", {"item_id": "I0", "title": "Shiny"}, "s", 0).json() == "Shiny"
 
 
 def test_seed_mismatch_is_an_error(rt: DomainRuntime) -> None:
