@@ -1,0 +1,159 @@
+"""Server kit throughput vs a bare MCPServer, per transport, in one run.
+
+    python benchmarks/bench_servers.py [--calls 2000] [--domain banking]
+
+For each transport (in-process, stdio, HTTP) it measures sequential calls/s with p50/p99 latency and
+concurrent calls/s (16 in flight, what the rollout pool does), for (a) a kit domain tool that does
+real state work and (b) the reference: a bare ``MCPServer`` with one trivial tool over the same
+transport. The ratio kit/bare shows the kit's overhead on top of the SDK. Processes are pinned:
+the client to CPU 0, server subprocesses to CPU 1 ("one core" each), when the machine has two.
+Also: session open+close per second (direct and through the pool).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from mcp import Client, StdioServerParameters
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from prove_jax.env import InProcessBackend, MCPPool  # noqa: E402
+from servers.kit import SESSION_META_KEY, DomainRuntime  # noqa: E402
+from servers.kit.cli import load_domain_runtime  # noqa: E402
+from servers.kit.mcp_adapter import build_server  # noqa: E402
+from tests.servers.harness import free_port, start_http_server  # noqa: E402
+
+CPUS = sorted(os.sched_getaffinity(0))
+SERVER_CPU = CPUS[1] if len(CPUS) > 1 else CPUS[0]
+
+
+def pin_self() -> None:
+    os.sched_setaffinity(0, {CPUS[0]})
+
+
+def taskset(cmd: list[str]) -> list[str]:
+    return ["taskset", "-c", str(SERVER_CPU), *cmd]
+
+
+async def measure(call: Callable[[], Awaitable[Any]], n: int, concurrency: int = 16) -> dict[str, float]:
+    for _ in range(min(50, n)):
+        await call()
+    lat = []
+    t0 = time.perf_counter()
+    for _ in range(n):
+        s = time.perf_counter()
+        await call()
+        lat.append(time.perf_counter() - s)
+    seq = n / (time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    for _ in range(max(1, n // concurrency)):
+        await asyncio.gather(*(call() for _ in range(concurrency)))
+    conc = (n // concurrency) * concurrency / (time.perf_counter() - t0)
+    lat.sort()
+    return {"seq": seq, "conc": conc, "p50_ms": 1e3 * statistics.median(lat), "p99_ms": 1e3 * lat[int(0.99 * len(lat))]}
+
+
+def kit_call(client: Client, account: str) -> Callable[[], Awaitable[Any]]:
+    meta = {SESSION_META_KEY: {"id": "bench", "seed": 0}}
+    return lambda: client.call_tool("get_account_balance", {"account_id": account}, meta=meta)
+
+
+def bare_call(client: Client) -> Callable[[], Awaitable[Any]]:
+    return lambda: client.call_tool("ping", {"account_id": "ACC-0001"})
+
+
+def row(label: str, m: dict[str, float]) -> None:
+    print(f"{label:<34} seq {m['seq']:8.0f}/s  conc {m['conc']:8.0f}/s  p50 {m['p50_ms']:6.2f} ms  "
+          f"p99 {m['p99_ms']:6.2f} ms")
+
+
+async def run_transport(name: str, kit_target: Any, bare_target: Any, n: int) -> tuple[dict, dict]:
+    async with Client(kit_target, cache=None) as kit, Client(bare_target, cache=None) as bare:
+        k = await measure(kit_call(kit, "ACC-0001"), n)
+        b = await measure(bare_call(bare), n)
+    row(f"{name}: kit (banking)", k)
+    row(f"{name}: bare MCPServer", b)
+    return k, b
+
+
+async def main(n: int, domain: str) -> None:
+    pin_self()
+    results: dict[str, tuple[dict, dict]] = {}
+    rt = load_domain_runtime(domain)
+
+    # direct kit dispatch: what the pool's default in-process backend runs
+    async def direct() -> Any:
+        return rt.call("get_account_balance", {"account_id": "ACC-0001"}, "bench", 0)
+
+    d = await measure(direct, n * 5)
+    row("in-process: kit direct dispatch", d)
+
+    sys.path.insert(0, str(HERE))
+    import _bare_server
+
+    results["inprocess"] = await run_transport("in-process (mcp.Client)", build_server(rt), _bare_server.server, n)
+    py = sys.executable
+    stdio_kit = StdioServerParameters(command="taskset", args=["-c", str(SERVER_CPU), py, "-m", f"servers.{domain}"])
+    stdio_bare = StdioServerParameters(command="taskset", args=["-c", str(SERVER_CPU), py, str(HERE / "_bare_server.py")])
+    results["stdio"] = await run_transport("stdio", stdio_kit, stdio_bare, n)
+
+    kp, bp = free_port(), free_port()
+    kit_proc = start_http_server(domain, kp)
+    subprocess.run(["taskset", "-p", "-c", str(SERVER_CPU), str(kit_proc.pid)], check=False, capture_output=True)
+    bare_proc = subprocess.Popen(taskset([py, str(HERE / "_bare_server.py"), "http", str(bp)]),
+                                 stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(2.5)
+        results["http"] = await run_transport(
+            "http", f"http://127.0.0.1:{kp}/mcp", f"http://127.0.0.1:{bp}/mcp", max(200, n // 4))
+    finally:
+        kit_proc.terminate()
+        bare_proc.terminate()
+
+    # sessions
+    t0 = time.perf_counter()
+    m = 20_000
+    for i in range(m):
+        rt.sessions.open(f"s{i}", 0)
+        rt.sessions.close(f"s{i}")
+    direct_sessions = m / (time.perf_counter() - t0)
+    async with MCPPool({domain: InProcessBackend(domain, runtime=DomainRuntime(rt.domain))}) as pool:
+        t0 = time.perf_counter()
+        k = 2000
+        for _ in range(k):
+            async with pool.episode([domain], seed=0) as ep:
+                await ep.call("get_account_balance", {"account_id": "ACC-0001"})
+        pool_episodes = k / (time.perf_counter() - t0)
+    print(f"sessions: open+close direct {direct_sessions:,.0f}/s; pool episode (open+1 call+close) "
+          f"{pool_episodes:,.0f}/s")
+
+    ratio = {t: results[t][0]["conc"] / results[t][1]["conc"] for t in results}
+    print(f"RESULT server_inprocess_direct_calls_per_s {d['seq']:.0f} 1/s goal=2000")
+    print(f"RESULT server_inprocess_mcp_calls_per_s {results['inprocess'][0]['conc']:.0f} 1/s goal=2000")
+    print(f"RESULT server_stdio_calls_per_s {results['stdio'][0]['conc']:.0f} 1/s goal=500")
+    print(f"RESULT server_http_calls_per_s {results['http'][0]['conc']:.0f} 1/s goal=none")
+    for t in results:
+        print(f"RESULT server_{t}_kit_over_bare {ratio[t]:.2f} x goal=none")
+        print(f"RESULT server_{t}_p50_ms {results[t][0]['p50_ms']:.2f} ms goal=none")
+        print(f"RESULT server_{t}_p99_ms {results[t][0]['p99_ms']:.2f} ms goal=none")
+    print(f"RESULT server_session_open_close_per_s {direct_sessions:.0f} 1/s goal=none")
+    print(f"RESULT server_pool_episodes_per_s {pool_episodes:.0f} 1/s goal=none")
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--calls", type=int, default=2000)
+    ap.add_argument("--domain", default="banking")
+    a = ap.parse_args()
+    asyncio.run(main(a.calls, a.domain))
