@@ -78,10 +78,19 @@ def row(label: str, m: dict[str, float]) -> None:
           f"p99 {m['p99_ms']:6.2f} ms")
 
 
-async def run_transport(name: str, kit_target: Any, bare_target: Any, n: int) -> tuple[dict, dict]:
+def _median(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+
+
+async def run_transport(name: str, kit_target: Any, bare_target: Any, n: int, rounds: int = 3
+                        ) -> tuple[dict, dict]:
+    """Kit and bare measured alternately over ``rounds`` (medians), so load drifts hit both alike."""
+    kit_runs, bare_runs = [], []
     async with Client(kit_target, cache=None) as kit, Client(bare_target, cache=None) as bare:
-        k = await measure(kit_call(kit, "ACC-0001"), n)
-        b = await measure(bare_call(bare), n)
+        for _ in range(rounds):
+            kit_runs.append(await measure(kit_call(kit, "ACC-0001"), n // rounds))
+            bare_runs.append(await measure(bare_call(bare), n // rounds))
+    k, b = _median(kit_runs), _median(bare_runs)
     row(f"{name}: kit (banking)", k)
     row(f"{name}: bare MCPServer", b)
     return k, b
