@@ -27,6 +27,7 @@ from servers.kit import (
     new_id,
     parse_date,
     require,
+    value_counts,
 )
 from servers.kit.fake import REFERENCE_DATE
 
@@ -604,8 +605,4 @@ def banking_get_unique_values(s: BankingState, field: Literal["account_type", "c
         "payee_category": (s.payees, "category"), "card_status": (s.cards, "status"),
         "account_status": (s.accounts, "status"),
     }[field]
-    counts: dict[str, int] = {}
-    for rec in source[0].values():
-        value = getattr(rec, source[1])
-        counts[value] = counts.get(value, 0) + 1
-    return [{"value": k, "count": v} for k, v in sorted(counts.items())]
+    return value_counts(getattr(rec, source[1]) for rec in source[0].values())

@@ -10,6 +10,7 @@ from servers.calendar.core import ev_zone, last_occurrence, next_occurrence, now
 from servers.calendar.rules import instant, stamp
 from servers.calendar.state import CalendarState
 from servers.calendar.world import domain
+from servers.kit import value_counts
 
 
 @domain.discovery(produces=("user_id", "email", "calendar_id"))
@@ -94,7 +95,4 @@ def calendar_get_unique_values(s: CalendarState, field: Literal[
         values = [ev.location for ev in s.events.values() if ev.location]
     else:
         values = [c.name for c in s.calendars.values() if not c.is_primary]
-    counts: dict[str, int] = {}
-    for v in values:
-        counts[v] = counts.get(v, 0) + 1
-    return [{"value": k, "count": v} for k, v in sorted(counts.items())]
+    return value_counts(values)

@@ -9,6 +9,7 @@ from pydantic import Field
 
 from servers.email.common import summary
 from servers.email.world import EmailState, domain
+from servers.kit import value_counts
 
 
 @domain.discovery(produces=("mailbox",))
@@ -72,7 +73,7 @@ def email_get_unique_values(
     Args:
         field: Which field to enumerate.
     """
-    counts: dict[str, int] = {}
+    found: list[str] = []
     for r in s.emails.values():
         if field == "label":
             values = r.labels
@@ -82,6 +83,5 @@ def email_get_unique_values(
             values = sorted({a.split("@", 1)[1] for a in [*r.to, *r.cc]})
         else:
             values = [getattr(r, field)]
-        for v in values:
-            counts[v] = counts.get(v, 0) + 1
-    return [{"value": k, "count": v} for k, v in sorted(counts.items())]
+        found.extend(values)
+    return value_counts(found)

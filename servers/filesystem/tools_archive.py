@@ -30,7 +30,7 @@ from servers.filesystem.vfs import (
     subtree,
 )
 from servers.filesystem.world import archive_descriptor, archive_size
-from servers.kit import ToolError
+from servers.kit import ToolError, value_counts
 
 Format = Literal["zip", "tar", "tar.gz"]
 _SUFFIXES = ((".tar.gz", "tar.gz"), (".tgz", "tar.gz"), (".tar", "tar"), (".zip", "zip"))
@@ -219,11 +219,7 @@ def filesystem_get_unique_values(s: FsState, field: Literal["owner", "group", "t
     Args:
         field: Which attribute to enumerate.
     """
-    counts: dict[str, int] = {}
-    for n in s.nodes.values():
-        value = {"owner": n.owner, "group": n.group, "type": n.kind, "mode": n.mode,
-                 "extension": extension(n.path) if n.kind == FILE else None}[field]
-        if value is not None:
-            counts[value or "(none)"] = counts.get(value or "(none)", 0) + 1
-    return [{"value": k, "count": v} for k, v in sorted(counts.items())]
+    values = ({"owner": n.owner, "group": n.group, "type": n.kind, "mode": n.mode,
+               "extension": extension(n.path) if n.kind == FILE else None}[field] for n in s.nodes.values())
+    return value_counts(v or "(none)" for v in values if v is not None)
 

@@ -4,7 +4,7 @@ from servers.kit.domain import Domain
 from servers.kit.fake import REFERENCE_DATE, Seeds, iso
 from servers.kit.runtime import DEFAULT_SESSION, SESSION_META_KEY, DomainRuntime, ToolOutcome
 from servers.kit.state import Cell, Counters, State, Table, diff_snapshots, new_id, snapshot_json, to_jsonable
-from servers.kit.tools import Sensitive, ToolError, parse_date, parse_datetime, require
+from servers.kit.tools import Sensitive, ToolError, parse_date, parse_datetime, require, value_counts
 
 __all__ = [
     "DEFAULT_SESSION",
@@ -28,4 +28,5 @@ __all__ = [
     "require",
     "snapshot_json",
     "to_jsonable",
+    "value_counts",
 ]

@@ -154,6 +154,15 @@ def schema_stub(spec: ToolSpec) -> Callable[..., Any]:
     return stub
 
 
+def value_counts(values: Any) -> list[dict[str, Any]]:
+    """``[{"value": v, "count": n}, ...]`` sorted by value: the shape every ``*_get_unique_values``
+    discovery tool returns, so synthesis can read any domain's categorical fields the same way."""
+    counts: dict[Any, int] = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return [{"value": k, "count": n} for k, n in sorted(counts.items())]
+
+
 def require(table: Any, key: str, field: str) -> Any:
     """``table[key]`` or a ToolError naming the argument (``unknown account_id 'ACC-9'``)."""
     rec = table.get(key)

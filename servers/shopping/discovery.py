@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from servers.kit import value_counts
 from servers.shopping.rules import card_expired, domain, today
 from servers.shopping.state import ShoppingState, format_address
 
@@ -89,8 +90,4 @@ def shopping_get_unique_values(s: ShoppingState, field: Literal["category", "bra
         "shipping_method": (s.orders, "shipping_method"), "card_brand": (s.payment_methods, "brand"),
         "address_state": (s.addresses, "state"),
     }[field]
-    counts: dict[str, int] = {}
-    for rec in source[0].values():
-        value = getattr(rec, source[1])
-        counts[value] = counts.get(value, 0) + 1
-    return [{"value": k, "count": v} for k, v in sorted(counts.items())]
+    return value_counts(getattr(rec, source[1]) for rec in source[0].values())

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from servers.kit import value_counts
 from servers.vehicle.state import (
     PlaceCategory,
     Powertrain,
@@ -87,7 +88,4 @@ def vehicle_get_unique_values(s: VehicleState, field: Literal["make", "model", "
         values = [v.climate.unit for v in s.vehicles.values()]
     else:
         values = [getattr(v, field) for v in s.vehicles.values()]
-    counts: dict[str, int] = {}
-    for value in values:
-        counts[value] = counts.get(value, 0) + 1
-    return [{"value": k, "count": v} for k, v in sorted(counts.items())]
+    return value_counts(values)
