@@ -1,1 +1,42 @@
-"""prove_jax/models."""
+"""prove_jax.models: one Flax NNX decoder for Qwen2.5 / Qwen3 / Granite-4.1 (dense), HF checkpoint I/O,
+logical-axis sharding and a fixed-shape KV cache.
+
+Entry points::
+
+    model = load_hf(path, mesh=None, dtype=jnp.bfloat16)       # HF dir -> sharded Model
+    logits, cache = model(tokens, positions, cache=None, attention_mask=None)
+    save_hf(model, out_dir)                                       # -> transformers-loadable dir
+"""
+
+from prove_jax.models.cache import KVCache
+from prove_jax.models.config import (
+    GraniteConfig,
+    ModelConfig,
+    Qwen2Config,
+    Qwen3Config,
+    UnsupportedConfigError,
+)
+from prove_jax.models.decoder import DecoderLayer, Model, abstract_model, init_model, state_shardings
+from prove_jax.models.hf_io import CheckpointMismatchError, load_hf, save_hf
+from prove_jax.models.sharding import DEFAULT_RULES, logical_to_spec, make_mesh, parse_mesh_spec
+
+__all__ = [
+    "DEFAULT_RULES",
+    "CheckpointMismatchError",
+    "DecoderLayer",
+    "GraniteConfig",
+    "KVCache",
+    "Model",
+    "ModelConfig",
+    "Qwen2Config",
+    "Qwen3Config",
+    "UnsupportedConfigError",
+    "abstract_model",
+    "init_model",
+    "load_hf",
+    "logical_to_spec",
+    "make_mesh",
+    "parse_mesh_spec",
+    "save_hf",
+    "state_shardings",
+]

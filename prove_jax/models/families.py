@@ -1,0 +1,186 @@
+"""HF <-> JAX parameter name mapping, one declarative table per family.
+
+Each :class:`TensorRule` names a JAX parameter (dotted NNX path, ``{i}`` = layer index), the HF
+state-dict key, and both layouts as axis-letter strings.  ``"(h d) e"`` means the HF tensor's
+first axis is heads and head_dim merged (head-major), its second the hidden size.  Load and
+export derive the permutation (transpose) and the reshape from the two strings, so there is no
+per-tensor code and a new family is a new table.
+
+Letters: e=embed (hidden), v=vocab, h=heads, k=kv_heads, d=head_dim, m=mlp (intermediate).
+HF ``nn.Linear.weight`` is ``[out, in]``.  Our kernels keep that orientation (only split per head,
+see layers.py), so for these families every rule is a pure reshape: no host transpose at load or
+export.  A layout that differs in axis order (e.g. ``jax_dims="e h d"`` for ``"(h d) e"``) is
+handled by the same code as a transpose.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from prove_jax.models.config import ModelConfig
+
+
+@dataclasses.dataclass(frozen=True)
+class TensorRule:
+    """One parameter: JAX path, HF key, their axis layouts, and the config flag it depends on."""
+
+    jax: str
+    hf: str
+    jax_dims: str
+    hf_dims: str
+    when: str | None = None
+    """Name of a ModelConfig flag that must be true (``untied`` = not tie_word_embeddings)."""
+
+    @property
+    def per_layer(self) -> bool:
+        return "{i}" in self.hf
+
+    def applies(self, cfg: ModelConfig) -> bool:
+        if self.when is None:
+            return True
+        if self.when == "untied":
+            return not cfg.tie_word_embeddings
+        return bool(getattr(cfg, self.when))
+
+    def jax_path(self, layer: int | None) -> str:
+        """Dotted NNX path; ``layer=None`` is the scanned (stacked) path without the index."""
+        return self.jax.replace("{i}.", "") if layer is None else self.jax.format(i=layer)
+
+    def hf_key(self, layer: int | None = None) -> str:
+        return self.hf.format(i=layer) if self.per_layer else self.hf
+
+
+_L = "model.layers.{i}"
+BASE: tuple[TensorRule, ...] = (
+    TensorRule("embed_tokens", "model.embed_tokens.weight", "v e", "v e"),
+    TensorRule("layers.{i}.input_norm.weight", f"{_L}.input_layernorm.weight", "e", "e"),
+    TensorRule("layers.{i}.attn.q_proj", f"{_L}.self_attn.q_proj.weight", "h d e", "(h d) e"),
+    TensorRule("layers.{i}.attn.k_proj", f"{_L}.self_attn.k_proj.weight", "k d e", "(k d) e"),
+    TensorRule("layers.{i}.attn.v_proj", f"{_L}.self_attn.v_proj.weight", "k d e", "(k d) e"),
+    TensorRule("layers.{i}.attn.o_proj", f"{_L}.self_attn.o_proj.weight", "e h d", "e (h d)"),
+    TensorRule("layers.{i}.post_norm.weight", f"{_L}.post_attention_layernorm.weight", "e", "e"),
+    TensorRule("layers.{i}.mlp.gate_proj", f"{_L}.mlp.gate_proj.weight", "m e", "m e"),
+    TensorRule("layers.{i}.mlp.up_proj", f"{_L}.mlp.up_proj.weight", "m e", "m e"),
+    TensorRule("layers.{i}.mlp.down_proj", f"{_L}.mlp.down_proj.weight", "e m", "e m"),
+    TensorRule("final_norm.weight", "model.norm.weight", "e", "e"),
+    TensorRule("lm_head", "lm_head.weight", "v e", "v e", when="untied"),
+)
+QKV_BIAS: tuple[TensorRule, ...] = (
+    TensorRule("layers.{i}.attn.q_bias", f"{_L}.self_attn.q_proj.bias", "h d", "(h d)", when="qkv_bias"),
+    TensorRule("layers.{i}.attn.k_bias", f"{_L}.self_attn.k_proj.bias", "k d", "(k d)", when="qkv_bias"),
+    TensorRule("layers.{i}.attn.v_bias", f"{_L}.self_attn.v_proj.bias", "k d", "(k d)", when="qkv_bias"),
+)
+O_BIAS: tuple[TensorRule, ...] = (
+    TensorRule("layers.{i}.attn.o_bias", f"{_L}.self_attn.o_proj.bias", "e", "e", when="o_bias"),
+)
+QK_NORM: tuple[TensorRule, ...] = (
+    TensorRule("layers.{i}.attn.q_norm.weight", f"{_L}.self_attn.q_norm.weight", "d", "d", when="qk_norm"),
+    TensorRule("layers.{i}.attn.k_norm.weight", f"{_L}.self_attn.k_norm.weight", "d", "d", when="qk_norm"),
+)
+MLP_BIAS: tuple[TensorRule, ...] = (
+    TensorRule("layers.{i}.mlp.gate_bias", f"{_L}.mlp.gate_proj.bias", "m", "m", when="mlp_bias"),
+    TensorRule("layers.{i}.mlp.up_bias", f"{_L}.mlp.up_proj.bias", "m", "m", when="mlp_bias"),
+    TensorRule("layers.{i}.mlp.down_bias", f"{_L}.mlp.down_proj.bias", "e", "e", when="mlp_bias"),
+)
+
+FAMILY_TABLES: dict[str, tuple[TensorRule, ...]] = {
+    # Qwen2: q/k/v bias hard-coded on, o_proj without bias.
+    "qwen2": BASE + QKV_BIAS,
+    # Qwen3: qk-norm; attention_bias=true (unused by released models) adds q/k/v/o biases.
+    "qwen3": BASE + QK_NORM + QKV_BIAS + O_BIAS,
+    # Granite dense: optional attention_bias (q/k/v/o) and mlp_bias.
+    "granite": BASE + QKV_BIAS + O_BIAS + MLP_BIAS,
+}
+
+IGNORED_HF_SUFFIXES = ("rotary_emb.inv_freq",)
+"""Buffers some old checkpoints carry that are recomputed, never loaded."""
+
+
+def rules_for(cfg: ModelConfig) -> list[TensorRule]:
+    """The rules that apply to this config, in HF save order (embed, layers, norm, head)."""
+    return [r for r in FAMILY_TABLES[cfg.family] if r.applies(cfg)]
+
+
+# --- layout algebra ---------------------------------------------------------------------------
+
+
+def parse_dims(spec: str) -> list[list[str]]:
+    """``"(h d) e"`` -> ``[["h", "d"], ["e"]]``: one group per HF axis, letters in memory order."""
+    groups: list[list[str]] = []
+    current: list[str] | None = None
+    for tok in spec.replace("(", " ( ").replace(")", " ) ").split():
+        if tok == "(":
+            if current is not None:
+                raise ValueError(f"nested group in {spec!r}")
+            current = []
+        elif tok == ")":
+            if not current:
+                raise ValueError(f"empty or unopened group in {spec!r}")
+            groups.append(current)
+            current = None
+        elif current is not None:
+            current.append(tok)
+        else:
+            groups.append([tok])
+    if current is not None:
+        raise ValueError(f"unclosed group in {spec!r}")
+    return groups
+
+
+def _sizes(jax_dims: str, jax_shape: Sequence[int]) -> dict[str, int]:
+    letters = jax_dims.split()
+    if len(letters) != len(jax_shape):
+        raise ValueError(f"layout {jax_dims!r} does not match shape {tuple(jax_shape)}")
+    return dict(zip(letters, jax_shape, strict=True))
+
+
+def hf_shape(rule: TensorRule, jax_shape: Sequence[int]) -> tuple[int, ...]:
+    """Shape of the HF tensor for a JAX parameter of ``jax_shape`` (one layer)."""
+    size = _sizes(rule.jax_dims, jax_shape)
+    return tuple(math.prod(size[a] for a in g) for g in parse_dims(rule.hf_dims))
+
+
+def jax_to_hf(rule: TensorRule, x: np.ndarray) -> np.ndarray:
+    """Rearrange one layer's JAX array into the HF layout (transpose, then merge groups)."""
+    letters = rule.jax_dims.split()
+    groups = parse_dims(rule.hf_dims)
+    order = [letters.index(a) for g in groups for a in g]
+    return np.ascontiguousarray(np.transpose(x, order)).reshape(hf_shape(rule, x.shape))
+
+
+def hf_read_plan(
+    rule: TensorRule, jax_shape: Sequence[int], index: Sequence[slice]
+) -> tuple[tuple[slice, ...], Callable[[np.ndarray], np.ndarray]]:
+    """How to produce ``jax_array[index]`` (one layer) from a *slice* of the HF tensor.
+
+    Returns the HF slices to read and a function turning the read block into the JAX block.  For
+    a merged HF axis only the outer letter's range is narrowed (inner letters are read whole and
+    sliced after the reshape), so a tensor-parallel shard of whole heads is one contiguous read.
+    """
+    letters = rule.jax_dims.split()
+    size = _sizes(rule.jax_dims, jax_shape)
+    sl = {a: index[i].indices(size[a])[:2] for i, a in enumerate(letters)}
+    groups = parse_dims(rule.hf_dims)
+    hf_slices = []
+    block_shape: list[int] = []
+    post: list[slice] = []
+    for g in groups:
+        inner = math.prod(size[a] for a in g[1:])
+        lo, hi = sl[g[0]]
+        hf_slices.append(slice(lo * inner, hi * inner))
+        block_shape.append(hi - lo)
+        post.append(slice(None))
+        for a in g[1:]:
+            block_shape.append(size[a])
+            post.append(slice(*sl[a]))
+    flat_letters = [a for g in groups for a in g]
+    order = [flat_letters.index(a) for a in letters]
+
+    def finish(block: np.ndarray) -> np.ndarray:
+        return np.transpose(block.reshape(block_shape)[tuple(post)], order)
+
+    return tuple(hf_slices), finish

@@ -1,0 +1,214 @@
+"""Small shared layers: RMSNorm, RoPE, GQA attention, SwiGLU MLP, embedding.
+
+Numerics follow transformers exactly (see reference/model_architectures.md §4) so a bf16 model
+stays close to the HF one and an f32 model matches it to ~1e-6:
+
+* RMSNorm normalises in f32, casts back to the activation dtype, *then* multiplies the weight.
+* RoPE is the NeoX half-split form; angles in f32, cos/sin cast to the activation dtype.
+* Attention goes through ``jax.nn.dot_product_attention`` (f32 logits and softmax; a boolean mask
+  becomes a large finite negative, so fully-masked pad rows give uniform weights, never NaN) so
+  cuDNN / TPU kernels can be selected with ``ModelConfig.attention_impl``.
+
+Weights keep the HF ``nn.Linear`` orientation ``[out..., in...]`` with one named axis per
+dimension (q kernel ``[heads, head_dim, embed]``, o kernel ``[embed, heads, head_dim]``): XLA's dot
+does not care which side is contracted, and loading/exporting then needs no host-side transpose
+(a 1 GB checkpoint spent most of its load time transposing).  Tensor parallelism shards whole heads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import jax
+import jax.numpy as jnp
+from flax import nnx
+
+from prove_jax.models.config import ModelConfig
+
+
+def _param(
+    rngs: nnx.Rngs | None,
+    shape: Sequence[int],
+    axes: tuple[str, ...],
+    dtype: jnp.dtype,
+    init: str,
+    std: float = 0.02,
+) -> nnx.Param:
+    """A Param with logical axis names.  Eager sharding is off: placement is decided by hf_io /
+    ``init_model`` from the rules table, not at construction time."""
+    if init == "normal":
+        assert rngs is not None
+        value = (jax.random.normal(rngs.params(), tuple(shape), jnp.float32) * std).astype(dtype)
+    elif init == "ones":
+        value = jnp.ones(tuple(shape), dtype)
+    else:
+        value = jnp.zeros(tuple(shape), dtype)
+    return nnx.Param(value, sharding=axes, eager_sharding=False)
+
+
+def dense(x: jax.Array, w: jax.Array, eq: str, **kw: object) -> jax.Array:
+    """``einsum(eq)`` with the leading ``[B, T]`` of ``x`` merged into one token axis.
+
+    Weight gradients contract over the tokens; with two token axes (b, t) XLA:CPU transposes the
+    activations before every such dot (measured 2.3x slower on an MLP fwd+bwd).  One token axis
+    keeps every dot in canonical form.  ``eq`` is written with ``n`` for the merged token axis.
+    """
+    b, t = x.shape[:2]
+    y = jnp.einsum(eq, x.reshape(b * t, *x.shape[2:]), w.astype(x.dtype), **kw)  # type: ignore[arg-type]
+    return y.reshape(b, t, *y.shape[1:])
+
+
+def rms_norm(x: jax.Array, weight: jax.Array, eps: float) -> jax.Array:
+    """HF ``RMSNorm``: f32 statistics, cast back, then scale by the weight."""
+    x32 = x.astype(jnp.float32)
+    y = x32 * jax.lax.rsqrt(jnp.mean(x32 * x32, axis=-1, keepdims=True) + eps)
+    return weight.astype(x.dtype) * y.astype(x.dtype)
+
+
+class RMSNorm(nnx.Module):
+    """RMSNorm over the last axis (hidden size, or head_dim for Qwen3 qk-norm)."""
+
+    def __init__(self, size: int, eps: float, axis_name: str, dtype: jnp.dtype) -> None:
+        self.eps = eps
+        self.weight = _param(None, (size,), (axis_name,), dtype, "ones")
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return rms_norm(x, self.weight[...], self.eps)
+
+
+def rope_cos_sin(
+    positions: jax.Array, head_dim: int, theta: float, dtype: jnp.dtype
+) -> tuple[jax.Array, jax.Array]:
+    """cos/sin tables ``[B, T, head_dim]`` for integer positions ``[B, T]``.
+
+    ``inv_freq = 1 / theta ** (arange(0, D, 2) / D)`` in f32, angles ``pos * inv_freq`` in f32,
+    duplicated halves (``cat(freqs, freqs)``), cast to the activation dtype like HF does.
+    """
+    inv_freq = 1.0 / (theta ** (jnp.arange(0, head_dim, 2, dtype=jnp.float32) / head_dim))
+    angles = positions.astype(jnp.float32)[..., None] * inv_freq
+    emb = jnp.concatenate([angles, angles], axis=-1)
+    return jnp.cos(emb).astype(dtype), jnp.sin(emb).astype(dtype)
+
+
+def apply_rope(x: jax.Array, cos: jax.Array, sin: jax.Array) -> jax.Array:
+    """``x * cos + rotate_half(x) * sin`` on ``x: [B, T, N, D]`` (half-split, not interleaved)."""
+    half = x.shape[-1] // 2
+    rotated = jnp.concatenate([-x[..., half:], x[..., :half]], axis=-1)
+    return x * cos[:, :, None, :] + rotated * sin[:, :, None, :]
+
+
+class Attention(nnx.Module):
+    """Grouped-query self-attention with optional q/k/v/o biases and Qwen3 qk-norm."""
+
+    def __init__(self, cfg: ModelConfig, *, rngs: nnx.Rngs) -> None:
+        d, h, kv, hd = cfg.hidden_size, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim
+        pd, std = cfg.weight_dtype, cfg.initializer_range
+        self.cfg = cfg
+        self.q_proj = _param(rngs, (h, hd, d), ("heads", "head_dim", "embed"), pd, "normal", std)
+        self.k_proj = _param(rngs, (kv, hd, d), ("kv_heads", "head_dim", "embed"), pd, "normal", std)
+        self.v_proj = _param(rngs, (kv, hd, d), ("kv_heads", "head_dim", "embed"), pd, "normal", std)
+        self.o_proj = _param(rngs, (d, h, hd), ("embed", "heads", "head_dim"), pd, "normal", std)
+        if cfg.qkv_bias:
+            self.q_bias = _param(None, (h, hd), ("heads", "head_dim"), pd, "zeros")
+            self.k_bias = _param(None, (kv, hd), ("kv_heads", "head_dim"), pd, "zeros")
+            self.v_bias = _param(None, (kv, hd), ("kv_heads", "head_dim"), pd, "zeros")
+        if cfg.o_bias:
+            self.o_bias = _param(None, (d,), ("embed",), pd, "zeros")
+        if cfg.qk_norm:
+            self.q_norm = RMSNorm(hd, cfg.rms_norm_eps, "head_dim", pd)
+            self.k_norm = RMSNorm(hd, cfg.rms_norm_eps, "head_dim", pd)
+
+    def _project(self, x: jax.Array, name: str) -> jax.Array:
+        """``x @ W`` into ``[B, T, heads, head_dim]`` (+ bias for Qwen2 / attention_bias)."""
+        y = dense(x, getattr(self, f"{name}_proj")[...], "ne,hde->nhd")
+        if self.cfg.qkv_bias:
+            y = y + getattr(self, f"{name}_bias")[...].astype(x.dtype)
+        return y
+
+    def __call__(
+        self,
+        x: jax.Array,
+        cos: jax.Array,
+        sin: jax.Array,
+        mask: jax.Array | None,
+        is_causal: bool,
+        kv_write: tuple[jax.Array, jax.Array, jax.Array] | None,
+    ) -> tuple[jax.Array, tuple[jax.Array, jax.Array] | None]:
+        """Attend ``x: [B, T, E]``.
+
+        Without a cache, keys are the current tokens (``is_causal`` plus an optional key-padding
+        ``mask``).  With ``kv_write=(k_buf, v_buf, start)`` the new post-RoPE K/V are written into
+        the per-layer buffers ``[B, S, KV, D]`` at per-row slot ``start[b]`` and the queries attend
+        over the whole buffer under ``mask: [B, 1, T, S]``.  Returns the output and updated buffers.
+        """
+        cfg = self.cfg
+        q, k, v = self._project(x, "q"), self._project(x, "k"), self._project(x, "v")
+        if cfg.qk_norm:
+            q, k = self.q_norm(q), self.k_norm(k)
+        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
+        new_kv = None
+        if kv_write is not None:
+            k_buf, v_buf, start = kv_write
+            k = write_rows(k_buf, k.astype(k_buf.dtype), start)
+            v = write_rows(v_buf, v.astype(v_buf.dtype), start)
+            new_kv = (k, v)
+        elif cfg.attention_impl != "cudnn" and cfg.num_heads != cfg.num_kv_heads:
+            # Training/prefill without a cache: the XLA path handles GQA by vmapping over the query
+            # groups, which costs transposes of the [B, N, T, S] probabilities; repeating K/V
+            # (q-sized) is cheaper (~10% of a CPU train step).  With a cache, K/V stay grouped so
+            # the (large) cache is never repeated; cuDNN handles GQA natively.
+            groups = cfg.num_heads // cfg.num_kv_heads
+            k, v = jnp.repeat(k, groups, axis=2), jnp.repeat(v, groups, axis=2)
+        out = jax.nn.dot_product_attention(
+            q,
+            k.astype(q.dtype),
+            v.astype(q.dtype),
+            mask=mask,
+            scale=cfg.scale,
+            is_causal=is_causal,
+            implementation=cfg.attention_impl,
+        )
+        y = dense(out, self.o_proj[...], "nhd,ehd->ne")
+        if cfg.o_bias:
+            y = y + self.o_bias[...].astype(x.dtype)
+        return y, new_kv
+
+
+def write_rows(buf: jax.Array, new: jax.Array, start: jax.Array) -> jax.Array:
+    """Write ``new: [B, T, ...]`` into ``buf: [B, S, ...]`` at slot ``start[b]`` of each row.
+
+    A vmapped ``dynamic_update_slice`` keeps shapes fixed while every row has its own write index
+    (continuous batching).  The caller guarantees ``start[b] + T <= S``; XLA would otherwise clamp.
+    """
+
+    def one(b: jax.Array, n: jax.Array, s: jax.Array) -> jax.Array:
+        return jax.lax.dynamic_update_slice_in_dim(b, n, s, axis=0)
+
+    return jax.vmap(one)(buf, new, start)
+
+
+class MLP(nnx.Module):
+    """SwiGLU: ``down(silu(gate(x)) * up(x))``; biases only for Granite with ``mlp_bias``."""
+
+    def __init__(self, cfg: ModelConfig, *, rngs: nnx.Rngs) -> None:
+        d, m, pd, std = cfg.hidden_size, cfg.intermediate_size, cfg.weight_dtype, cfg.initializer_range
+        self.use_bias = cfg.mlp_bias
+        self.gate_proj = _param(rngs, (m, d), ("mlp", "embed"), pd, "normal", std)
+        self.up_proj = _param(rngs, (m, d), ("mlp", "embed"), pd, "normal", std)
+        self.down_proj = _param(rngs, (d, m), ("embed", "mlp"), pd, "normal", std)
+        if cfg.mlp_bias:
+            self.gate_bias = _param(None, (m,), ("mlp",), pd, "zeros")
+            self.up_bias = _param(None, (m,), ("mlp",), pd, "zeros")
+            self.down_bias = _param(None, (d,), ("embed",), pd, "zeros")
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        dt = x.dtype
+        gate = dense(x, self.gate_proj[...], "ne,me->nm")
+        up = dense(x, self.up_proj[...], "ne,me->nm")
+        if self.use_bias:
+            gate = gate + self.gate_bias[...].astype(dt)
+            up = up + self.up_bias[...].astype(dt)
+        y = dense(jax.nn.silu(gate) * up, self.down_proj[...], "nm,em->ne")
+        if self.use_bias:
+            y = y + self.down_bias[...].astype(dt)
+        return y
