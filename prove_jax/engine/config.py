@@ -1,0 +1,116 @@
+"""Engine configuration: how to sample (per request) and how the slots are laid out (per engine).
+
+Two small frozen dataclasses instead of one large config: :class:`SamplingConfig` travels with
+each request (training rollouts, greedy eval and a sampled demo can share one engine and one set
+of compiled programs, because every field becomes a per-row *array* on the device), while
+:class:`EngineConfig` fixes the shapes of the compiled programs (slots, cache capacity, prefill
+chunk buckets) and therefore the compile count.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class SamplingConfig:
+    """Per-request sampling.
+
+    ``temperature == 0`` means greedy (argmax; its sampling log-prob is 0, a point mass).
+    ``top_k == 0`` and ``top_p == 1`` switch truncation off; when no row of a step truncates,
+    the step skips the vocabulary sort entirely.
+    ``max_new_tokens`` caps one assistant turn (the episode driver also caps whole episodes).
+    """
+
+    temperature: float = 1.0
+    top_p: float = 1.0
+    top_k: int = 0
+    max_new_tokens: int = 256
+
+    def __post_init__(self) -> None:
+        if self.temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {self.temperature}")
+        if not 0.0 < self.top_p <= 1.0:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+        if self.top_k < 0:
+            raise ValueError(f"top_k must be >= 0, got {self.top_k}")
+        if self.max_new_tokens < 1:
+            raise ValueError(f"max_new_tokens must be >= 1, got {self.max_new_tokens}")
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0.0
+
+
+GREEDY = SamplingConfig(temperature=0.0)
+
+
+@dataclasses.dataclass(frozen=True)
+class EngineConfig:
+    """Static shapes of the engine: each distinct value here is a distinct compiled program.
+
+    * ``slots``: rows of the decode batch (concurrent sequences). With a mesh it should be a
+      multiple of the data x fsdp size so the batch shards evenly.
+    * ``max_len``: most tokens one row may hold (prompt + every turn of an episode).
+    * ``min_chunk`` / ``max_chunk``: prefill chunk lengths are the powers of two between them
+      (both must be powers of two), so a run compiles ``log2(max/min) + 1`` prefill programs
+      and one decode program, whatever the prompt lengths.
+    * ``prefill_rows``: rows prefilled together in one prefill call (rows of equal chunk bucket
+      are grouped; the rest of the batch keeps decoding between prefill calls).
+    * ``prefills_per_step``: prefill calls dispatched between two decode steps; bounds how long
+      decoding rows wait behind refills (chunked-prefill interleaving).
+
+    The KV cache holds ``max_len + max_chunk`` slots: the slack lets a right-padded chunk be
+    written at any legal offset without XLA clamping the write onto valid entries.
+    """
+
+    slots: int = 8
+    max_len: int = 2048
+    min_chunk: int = 32
+    max_chunk: int = 256
+    prefill_rows: int = 2
+    prefills_per_step: int = 1
+
+    def __post_init__(self) -> None:
+        for name in ("min_chunk", "max_chunk"):
+            v = getattr(self, name)
+            if v < 1 or v & (v - 1):
+                raise ValueError(f"{name} must be a power of two, got {v}")
+        if self.min_chunk > self.max_chunk:
+            raise ValueError(f"min_chunk {self.min_chunk} > max_chunk {self.max_chunk}")
+        if self.slots < 1 or self.prefill_rows < 1 or self.prefills_per_step < 1:
+            raise ValueError("slots, prefill_rows and prefills_per_step must be >= 1")
+        if self.max_len < 2:
+            raise ValueError(f"max_len must be >= 2, got {self.max_len}")
+
+    @property
+    def capacity(self) -> int:
+        """KV-cache slots per row (``max_len`` plus one chunk of slack)."""
+        return self.max_len + self.max_chunk
+
+    @property
+    def buckets(self) -> tuple[int, ...]:
+        """All prefill chunk lengths (ascending)."""
+        out, c = [], self.min_chunk
+        while c <= self.max_chunk:
+            out.append(c)
+            c *= 2
+        return tuple(out)
+
+    def bucket(self, n: int) -> int:
+        """Chunk length used to prefill ``n`` tokens in one call (``n <= max_chunk``)."""
+        if n > self.max_chunk:
+            raise ValueError(f"{n} tokens exceed max_chunk {self.max_chunk}")
+        c = self.min_chunk
+        while c < n:
+            c *= 2
+        return c
+
+    def split(self, n: int) -> list[int]:
+        """Token counts of the chunks that prefill ``n`` tokens: full ``max_chunk`` pieces, then
+        the rest. Depends on ``n`` alone, so a row's programs (and its numerics) never depend on
+        what the other rows are doing — the basis of refill invariance."""
+        sizes = [self.max_chunk] * (n // self.max_chunk)
+        if n % self.max_chunk:
+            sizes.append(n % self.max_chunk)
+        return sizes

@@ -1,0 +1,327 @@
+"""Device programs of the rollout engine: chunked prefill into chosen slots, and one decode step.
+
+The engine keeps two pytrees on the device between calls and threads them through every
+program (donated, so XLA updates them in place):
+
+* the model's :class:`~prove_jax.models.KVCache` over ``slots`` rows, and
+* :class:`SlotState`: per row the token to feed next, its position, whether the row is
+  decoding, how many tokens this turn has sampled, the turn's cap, and the row's sampling
+  settings and PRNG stream.
+
+Because the per-row bookkeeping (stop tokens, ``max_new``, ``max_len``) lives on the device, the
+host never has to read a step's result before dispatching the next one: a row that stops in step
+``k`` is already idle in step ``k + 1``. That is what lets the scheduler (``scheduler.py``) run
+one step ahead of the host and overlap tool execution with decoding.
+
+Programs (and so compilations) per engine: one decode program over all slots, and one prefill
+program per chunk bucket (``EngineConfig.buckets``) over ``prefill_rows`` rows. Prefill gathers
+its rows out of the big cache, runs the model over a right-padded chunk, scatters the rows back
+and, for rows whose turn prompt is now complete, samples the turn's first token and switches
+the row to decoding. Rows not involved are untouched, so refilling a slot never disturbs others.
+
+Two details of the cache contract (``models/cache.py``) matter here and are handled locally:
+``Model.__call__`` advances ``end`` by the chunk length for every row, also masked ones, so the
+programs restore ``end`` for idle rows (decode) and set it to ``end + valid`` after a right-padded
+chunk (prefill); and a write past ``capacity`` would be *clamped* by XLA onto valid entries, which
+the ``max_chunk`` of slack in ``EngineConfig.capacity`` rules out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+from jax.sharding import Mesh
+
+from prove_jax.engine.config import EngineConfig
+from prove_jax.engine.sampling import row_keys, select
+from prove_jax.models import KVCache, Model
+from prove_jax.models.sharding import Rules, named_sharding
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class SlotState:
+    """Per-row decoding state, all ``[slots]`` arrays (see the module docstring)."""
+
+    tok: jax.Array  # int32: sampled token to feed in the next decode step
+    pos: jax.Array  # int32: its position id
+    active: jax.Array  # bool: the row is decoding
+    n_new: jax.Array  # int32: tokens sampled in the current turn
+    max_new: jax.Array  # int32: the current turn's cap
+    seed: jax.Array  # uint32: PRNG seed of the row's request
+    stream: jax.Array  # int32: PRNG stream (e.g. the turn index) of the row's request
+    temperature: jax.Array  # float32 (0 = greedy)
+    top_k: jax.Array  # int32 (0 = off)
+    top_p: jax.Array  # float32 (1 = off)
+
+    @classmethod
+    def init(cls, slots: int) -> SlotState:
+        z = np.zeros((slots,), np.int32)
+        return cls(
+            tok=z, pos=z, active=np.zeros((slots,), bool), n_new=z, max_new=np.ones((slots,), np.int32),
+            seed=np.zeros((slots,), np.uint32), stream=z, temperature=np.ones((slots,), np.float32),
+            top_k=z, top_p=np.ones((slots,), np.float32),
+        )
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class StepOut:
+    """What the host reads back from one program, per row of that program."""
+
+    tok: jax.Array
+    sample_logprob: jax.Array
+    model_logprob: jax.Array
+    emitted: jax.Array  # bool: ``tok`` is a new token of the row's turn
+    stopped: jax.Array  # bool: the turn ended with this token
+
+
+@dataclasses.dataclass(frozen=True)
+class PrefillBatch:
+    """Host-side inputs of one prefill call (numpy, ``[prefill_rows]`` / ``[prefill_rows, C]``).
+
+    Unused entries have ``rows == slots`` (an out-of-range index: gathered with clipping,
+    scattered with ``mode="drop"``, i.e. computed and discarded) and ``lens == 0``.
+    """
+
+    rows: np.ndarray
+    tokens: np.ndarray
+    lens: np.ndarray
+    start: np.ndarray  # position of each row's first chunk token (= tokens already in the row)
+    reset: np.ndarray  # bool: the row starts a new sequence (drop its old cache)
+    final: np.ndarray  # bool: last chunk of the turn's prompt -> sample and start decoding
+    max_new: np.ndarray
+    seed: np.ndarray
+    stream: np.ndarray
+    temperature: np.ndarray
+    top_k: np.ndarray
+    top_p: np.ndarray
+
+
+class _GraphKey:
+    """A jit static argument wrapping the model's graph definition.
+
+    Hashing an NNX ``GraphDef`` walks the whole module tree (~150 us for a 2-layer model, more
+    for 36 layers) and jit hashes static arguments on *every* call; this wrapper computes the
+    hash once and compares by identity first, which takes dispatch overhead off the decode loop.
+    """
+
+    __slots__ = ("_hash", "graphdef")
+
+    def __init__(self, graphdef: nnx.GraphDef) -> None:
+        self.graphdef = graphdef
+        self._hash = hash(graphdef)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        return isinstance(other, _GraphKey) and self._hash == other._hash and self.graphdef == other.graphdef
+
+
+@dataclasses.dataclass(frozen=True)
+class _Static:
+    """Compile-time constants shared by the programs (hashable: a jit static argument)."""
+
+    stop_ids: tuple[int, ...]
+    vocab_limit: int
+    max_len: int
+    mesh: Mesh | None
+    rules: Rules
+
+
+def _batch_axes(x: jax.Array) -> tuple[str | None, ...]:
+    return ("batch",) + (None,) * (x.ndim - 1)
+
+
+def _place(cache: KVCache, state: SlotState, st: _Static) -> tuple[KVCache, SlotState]:
+    """Pin the carried pytrees to their canonical shardings, so every call sees the same input
+    shardings (no recompiles) and the batch stays split over data/fsdp."""
+    if st.mesh is None:
+        return cache, state
+    kv = named_sharding(st.mesh, ("layers", "batch", "cache_seq", "kv_heads", "head_dim"), cache.k.shape, st.rules)
+    c = jax.lax.with_sharding_constraint
+    row = lambda x: c(x, named_sharding(st.mesh, _batch_axes(x), x.shape, st.rules))  # noqa: E731
+    cache = KVCache(k=c(cache.k, kv), v=c(cache.v, kv), pos=row(cache.pos), end=row(cache.end))
+    return cache, jax.tree.map(row, state)
+
+
+def _is_stop(tok: jax.Array, stop_ids: tuple[int, ...]) -> jax.Array:
+    if not stop_ids:
+        return jnp.zeros(tok.shape, bool)
+    return jnp.any(tok[:, None] == jnp.asarray(stop_ids, jnp.int32)[None, :], axis=-1)
+
+
+def _decode(
+    graph: _GraphKey, params: nnx.State, cache: KVCache, state: SlotState, st: _Static
+) -> tuple[KVCache, SlotState, StepOut]:
+    model: Model = nnx.merge(graph.graphdef, params)
+    active = state.active
+    logits, new = model(state.tok[:, None], state.pos[:, None], cache, attention_mask=active[:, None])
+    end = jnp.where(active, new.end, cache.end)  # idle rows keep their slots
+    new = dataclasses.replace(new, end=end)
+    keys = row_keys(state.seed, state.stream, state.n_new)
+    tok, slp, mlp = select(logits[:, 0], keys, state.temperature, state.top_k, state.top_p, st.vocab_limit)
+    n_new = state.n_new + 1
+    stopped = active & (_is_stop(tok, st.stop_ids) | (n_new >= state.max_new) | (end + 1 >= st.max_len))
+    state = dataclasses.replace(
+        state,
+        tok=jnp.where(active, tok, state.tok),
+        pos=state.pos + active.astype(jnp.int32),
+        n_new=jnp.where(active, n_new, state.n_new),
+        active=active & ~stopped,
+    )
+    new, state = _place(new, state, st)
+    return new, state, StepOut(tok, slp, mlp, active, stopped)
+
+
+def _prefill(
+    graph: _GraphKey,
+    params: nnx.State,
+    cache: KVCache,
+    state: SlotState,
+    batch: dict[str, jax.Array],
+    st: _Static,
+) -> tuple[KVCache, SlotState, StepOut]:
+    model: Model = nnx.merge(graph.graphdef, params)
+    b = batch
+    rows, lens = b["rows"], b["lens"]
+    gather = lambda x, axis: jnp.take(x, rows, axis=axis, mode="clip")  # noqa: E731
+    sub = KVCache(k=gather(cache.k, 1), v=gather(cache.v, 1), pos=gather(cache.pos, 0), end=gather(cache.end, 0))
+    sub = KVCache(
+        k=sub.k, v=sub.v, pos=jnp.where(b["reset"][:, None], -1, sub.pos), end=jnp.where(b["reset"], 0, sub.end)
+    )
+    c = b["tokens"].shape[1]
+    offs = jnp.arange(c, dtype=jnp.int32)[None, :]
+    positions = b["start"][:, None] + offs
+    mask = offs < lens[:, None]
+    h, new = model.hidden_states(b["tokens"], positions, sub, attention_mask=mask)
+    end = sub.end + lens  # right padding: the pad slots are free again
+    last = jnp.take_along_axis(h, jnp.maximum(lens - 1, 0)[:, None, None], axis=1)
+    logits = model.logits(last)[:, 0]
+    keys = row_keys(b["seed"], b["stream"], jnp.zeros_like(lens))
+    tok, slp, mlp = select(logits, keys, b["temperature"], b["top_k"], b["top_p"], st.vocab_limit)
+    final = b["final"]
+    stopped = final & (_is_stop(tok, st.stop_ids) | (b["max_new"] <= 1) | (end + 1 >= st.max_len))
+
+    put = lambda x, y, axis: x.at[(slice(None),) * axis + (rows,)].set(y.astype(x.dtype), mode="drop")  # noqa: E731
+    cache = KVCache(k=put(cache.k, new.k, 1), v=put(cache.v, new.v, 1), pos=put(cache.pos, new.pos, 0),
+                    end=put(cache.end, end, 0))
+    frows = jnp.where(final, rows, cache.end.shape[0])  # only finished prompts change the row state
+    upd = lambda x, y: x.at[frows].set(jnp.asarray(y).astype(x.dtype), mode="drop")  # noqa: E731
+    state = SlotState(
+        tok=upd(state.tok, tok),
+        pos=upd(state.pos, b["start"] + lens),
+        active=upd(state.active, ~stopped),
+        n_new=upd(state.n_new, jnp.ones_like(lens)),
+        max_new=upd(state.max_new, b["max_new"]),
+        seed=upd(state.seed, b["seed"]),
+        stream=upd(state.stream, b["stream"]),
+        temperature=upd(state.temperature, b["temperature"]),
+        top_k=upd(state.top_k, b["top_k"]),
+        top_p=upd(state.top_p, b["top_p"]),
+    )
+    cache, state = _place(cache, state, st)
+    return cache, state, StepOut(tok, slp, mlp, final, stopped)
+
+
+_decode_jit = jax.jit(_decode, static_argnums=(0, 4), donate_argnums=(2, 3))
+_prefill_jit = jax.jit(_prefill, static_argnums=(0, 5), donate_argnums=(2, 3))
+
+
+class Sampler:
+    """The device half of the engine: owns the model params, the KV cache and the slot state.
+
+    Methods dispatch asynchronously (JAX async dispatch) and return device arrays; nothing here
+    blocks on the device. Programs are module-level ``jax.jit`` functions keyed on the model's
+    graph definition and a small static tuple, so two samplers over equal models and configs
+    share their compilations.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        config: EngineConfig,
+        *,
+        stop_ids: Sequence[int],
+        vocab_limit: int | None = None,
+        cache_dtype: Any = None,
+    ) -> None:
+        self.config = config
+        self.model_config = model.config
+        self.mesh: Mesh | None = model.mesh
+        graphdef, self.params = nnx.split(model)
+        self.graph = _GraphKey(graphdef)
+        limit = model.config.vocab_size if vocab_limit is None else min(int(vocab_limit), model.config.vocab_size)
+        self.static = _Static(
+            stop_ids=tuple(int(i) for i in stop_ids),
+            vocab_limit=limit,
+            max_len=config.max_len,
+            mesh=self.mesh,
+            rules=model.config.sharding_rules,
+        )
+        self.cache_dtype = cache_dtype
+        self.programs: set[tuple[str, int]] = set()
+        self.cache, self.state = self.init_buffers()
+
+    def init_buffers(self) -> tuple[KVCache, SlotState]:
+        """Fresh (empty) cache and idle slot state, placed on the mesh when there is one."""
+        cfg = self.config
+        cache = KVCache.init(self.model_config, cfg.slots, cfg.capacity, dtype=self.cache_dtype, mesh=self.mesh)
+        if self.mesh is None:
+            cache = jax.device_put(cache, jax.devices()[0])
+        return cache, self.init_state()
+
+    def init_state(self) -> SlotState:
+        """All rows idle (e.g. when a new engine run starts over an existing cache)."""
+        state = SlotState.init(self.config.slots)
+        if self.mesh is None:  # committed like the programs' outputs, so the jit cache key is stable
+            device = jax.devices()[0]
+            return jax.tree.map(lambda x: jax.device_put(x, device), state)
+        rules = self.static.rules
+        return jax.tree.map(
+            lambda x: jax.device_put(x, named_sharding(self.mesh, _batch_axes(x), x.shape, rules)), state
+        )
+
+    def update_params(self, params: nnx.State) -> None:
+        """Swap in new weights (same shapes/shardings: no recompilation), e.g. after a GRPO step."""
+        self.params = params
+
+    def decode(self) -> StepOut:
+        """One token for every decoding row (idle rows are computed and discarded)."""
+        self.programs.add(("decode", 1))
+        self.cache, self.state, out = _decode_jit(self.graph, self.params, self.cache, self.state, self.static)
+        return out
+
+    def prefill(self, batch: PrefillBatch) -> StepOut:
+        """Write one chunk into each listed row; rows whose prompt is complete start decoding."""
+        self.programs.add(("prefill", int(batch.tokens.shape[1])))
+        arrays = {f.name: getattr(batch, f.name) for f in dataclasses.fields(batch)}
+        self.cache, self.state, out = _prefill_jit(
+            self.graph, self.params, self.cache, self.state, arrays, self.static
+        )
+        return out
+
+    def empty_batch(self, chunk: int) -> PrefillBatch:
+        """A prefill batch with every entry unused (the scheduler fills some of them in)."""
+        p, s = self.config.prefill_rows, self.config.slots
+        zi = np.zeros((p,), np.int32)
+        return PrefillBatch(
+            rows=np.full((p,), s, np.int32), tokens=np.zeros((p, chunk), np.int32), lens=zi.copy(),
+            start=zi.copy(), reset=np.zeros((p,), bool), final=np.zeros((p,), bool),
+            max_new=np.ones((p,), np.int32), seed=np.zeros((p,), np.uint32), stream=zi.copy(),
+            temperature=np.ones((p,), np.float32), top_k=zi.copy(), top_p=np.ones((p,), np.float32),
+        )
+
+
+def compiled_program_count() -> int:
+    """Programs compiled so far by all samplers in this process (decode + prefill variants)."""
+    return int(_decode_jit._cache_size() + _prefill_jit._cache_size())  # type: ignore[attr-defined]

@@ -1,0 +1,93 @@
+"""Token selection from f32 logits: vocabulary masking, temperature, top-k / top-p, greedy.
+
+Pure ``jnp`` functions, traced into the engine's prefill and decode programs. Everything is
+per row: each row has its own temperature, top-k, top-p and PRNG key, so requests with
+different sampling settings share one compiled program.
+
+Two log-probs come back for every chosen token, because RL needs both:
+
+* ``model_logprob``: ``log_softmax(logits)[tok]`` over the *unmodified* logits (f32, every row
+  of the embedding table, no temperature). This is what a teacher-forced forward of the
+  trainer reproduces, i.e. the old-policy log-prob of PPO/GRPO ratios.
+* ``sample_logprob``: the log-prob under the distribution the token was actually drawn from
+  (padded vocabulary masked, divided by the temperature, truncated by top-k/top-p and
+  renormalised; 0 for greedy rows, a point mass). This is the behaviour policy, needed for
+  an exact importance correction when sampling is not plain ``T = 1``.
+
+Sampling uses the Gumbel-max trick with a key derived from ``(seed, stream, index)`` alone, so a
+row's draws do not depend on which slot it occupies or on what the other rows are doing.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+NEG_INF = -jnp.inf
+
+
+def mask_vocab(logits: jax.Array, vocab_limit: int) -> jax.Array:
+    """Forbid ids ``>= vocab_limit``: embedding tables are padded past the tokenizer (Qwen3:
+    151936 rows for 151669 ids), and a padded id has no text and would corrupt the transcript."""
+    if vocab_limit >= logits.shape[-1]:
+        return logits
+    ids = jnp.arange(logits.shape[-1], dtype=jnp.int32)
+    return jnp.where(ids < vocab_limit, logits, NEG_INF)
+
+
+def _truncate(scaled: jax.Array, top_k: jax.Array, top_p: jax.Array) -> jax.Array:
+    """Mask ``scaled [B, V]`` outside each row's top-k and top-p nucleus (at least one id kept).
+
+    The threshold is the smallest kept value in sorted order; ties with it are kept too, which
+    keeps the rule a pure function of the logits (no dependence on sort stability).
+    """
+    v = scaled.shape[-1]
+    srt = jnp.sort(scaled, axis=-1, descending=True)
+    probs = jax.nn.softmax(srt, axis=-1)
+    before = jnp.cumsum(probs, axis=-1) - probs  # mass strictly above each rank
+    rank = jnp.arange(v, dtype=jnp.int32)[None, :]
+    k = jnp.where(top_k > 0, top_k, v)[:, None]
+    keep = (rank < k) & ((before < top_p[:, None]) | (rank == 0))
+    n_keep = jnp.sum(keep, axis=-1)
+    threshold = jnp.take_along_axis(srt, (n_keep - 1)[:, None], axis=-1)
+    return jnp.where(scaled >= threshold, scaled, NEG_INF)
+
+
+def row_keys(seed: jax.Array, stream: jax.Array, index: jax.Array) -> jax.Array:
+    """One key per row from ``(seed, stream, index)`` (uint32/int32 ``[B]`` each)."""
+
+    def one(s: jax.Array, st: jax.Array, i: jax.Array) -> jax.Array:
+        return jax.random.fold_in(jax.random.fold_in(jax.random.key(s), st), i)
+
+    return jax.vmap(one)(seed, stream, index)
+
+
+def select(
+    logits: jax.Array,
+    keys: jax.Array,
+    temperature: jax.Array,
+    top_k: jax.Array,
+    top_p: jax.Array,
+    vocab_limit: int,
+) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """Pick one token per row of ``logits [B, V]`` (f32).
+
+    Returns ``(tokens int32 [B], sample_logprob f32 [B], model_logprob f32 [B])``; see the
+    module docstring for the two log-probs. Rows with ``temperature == 0`` are greedy.
+    """
+    logits = logits.astype(jnp.float32)
+    model_lp = jax.nn.log_softmax(logits, axis=-1)
+    masked = mask_vocab(logits, vocab_limit)
+    greedy = temperature <= 0.0
+    safe_t = jnp.where(greedy, 1.0, temperature)
+    scaled = masked / safe_t[:, None]
+    need_trunc = jnp.any(~greedy & ((top_k > 0) | (top_p < 1.0)))
+    scaled = jax.lax.cond(need_trunc, _truncate, lambda s, k, p: s, scaled, top_k, top_p)
+    gumbel = jax.vmap(lambda k: jax.random.gumbel(k, (logits.shape[-1],), jnp.float32))(keys)
+    sampled = jnp.argmax(scaled + gumbel, axis=-1).astype(jnp.int32)
+    argmax = jnp.argmax(masked, axis=-1).astype(jnp.int32)
+    tokens = jnp.where(greedy, argmax, sampled)
+    sample_lp_all = jax.nn.log_softmax(scaled, axis=-1)
+    take = lambda a: jnp.take_along_axis(a, tokens[:, None], axis=-1)[:, 0]  # noqa: E731
+    sample_lp = jnp.where(greedy, 0.0, take(sample_lp_all))
+    return tokens, sample_lp, take(model_lp)

@@ -1,0 +1,416 @@
+"""The host half of the engine: continuous batching over slots, driven from asyncio.
+
+Callers (one per episode) hold a :class:`Session` — a slot whose KV-cache row persists across the
+episode's turns — and ``await session.generate(context)`` for each assistant turn. ``context`` is
+the whole token transcript so far; the session compares it with what its row already holds and
+prefills only the new tail (the tool results or user turn just appended, plus the previous
+turn's last sampled token, which decoding never fed back). The turn's ids come back with both
+log-probs (see :mod:`prove_jax.engine.sampling`).
+
+**Continuous batching.** One scheduler task loops: dispatch up to ``prefills_per_step`` prefill
+calls for rows that have new tokens (grouped by chunk bucket), then one decode step over all
+slots, then read back the *previous* iteration's results. A row whose turn ends simply goes idle
+on the device (the stop logic runs there); its slot is refilled by the next prefill — the next
+turn of the same episode, or a new episode — while the other rows keep decoding, with no
+recompilation (fixed shapes) and no waiting for the slowest row.
+
+**Host/device overlap.** JAX dispatch is asynchronous, so a dispatched step runs while the event
+loop does host work: a single watcher thread blocks on each dispatched step's outputs in order
+and hands the numpy results to the loop, and the loop awaits that hand-off, so tool calls,
+parsing and tokenisation of the other episodes run while the device computes. Because the
+scheduler reads results one step behind, the device always has the next step queued unless the
+host falls behind. The watcher also times every program (dispatch -> ready) and so measures the
+*device-wait* time: the gaps in which nothing was queued on the device.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import queue
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import jax
+
+from prove_jax.engine.config import EngineConfig, SamplingConfig
+from prove_jax.engine.sampler import PrefillBatch, Sampler, StepOut
+
+
+@dataclasses.dataclass
+class Generation:
+    """One assistant turn as sampled.
+
+    ``logprobs`` are under the unmodified model, ``sample_logprobs`` under the distribution
+    actually sampled from. ``finish`` is ``stop`` (a stop id, which is the last id), ``length``
+    (the request's ``max_new_tokens``) or ``capacity`` (the row reached ``max_len``; ``ids`` may
+    then be empty).
+    """
+
+    ids: list[int]
+    logprobs: list[float]
+    sample_logprobs: list[float]
+    finish: str
+
+
+@dataclasses.dataclass
+class EngineStats:
+    """Counters of one engine; ``device_wait_fraction`` = idle / (idle + busy) device time."""
+
+    decode_steps: int = 0
+    prefill_calls: int = 0
+    prefill_tokens: int = 0
+    prefill_padded_tokens: int = 0
+    generated_tokens: int = 0
+    turns: int = 0
+    device_busy_s: float = 0.0
+    device_idle_s: float = 0.0
+
+    @property
+    def device_wait_fraction(self) -> float:
+        total = self.device_busy_s + self.device_idle_s
+        return self.device_idle_s / total if total > 0 else 0.0
+
+
+@dataclasses.dataclass
+class _Request:
+    sampling: SamplingConfig
+    seed: int
+    stream: int
+    future: asyncio.Future[Generation]
+    ids: list[int] = dataclasses.field(default_factory=list)
+    logprobs: list[float] = dataclasses.field(default_factory=list)
+    sample_logprobs: list[float] = dataclasses.field(default_factory=list)
+    max_new: int = 1
+    t_submit: float = 0.0
+
+
+@dataclasses.dataclass
+class _Slot:
+    index: int
+    fed: list[int] = dataclasses.field(default_factory=list)  # ids held in the KV-cache row
+    pending: deque[list[int]] = dataclasses.field(default_factory=deque)  # chunks still to prefill
+    reset: bool = True  # next prefill starts a fresh sequence
+    request: _Request | None = None
+    owned: bool = False
+
+
+class _Watcher:
+    """Background thread: waits for dispatched programs in FIFO order, transfers their outputs to
+    numpy and resolves an asyncio future; accumulates device busy/idle time on the way."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, stats: EngineStats) -> None:
+        self.loop = loop
+        self.stats = stats
+        self.q: queue.SimpleQueue[tuple[Any, float, asyncio.Future[Any]] | None] = queue.SimpleQueue()
+        self.last_done: float | None = None
+        self.thread = threading.Thread(target=self._run, name="engine-watcher", daemon=True)
+        self.thread.start()
+
+    def submit(self, out: StepOut, t_dispatch: float) -> asyncio.Future[Any]:
+        fut: asyncio.Future[Any] = self.loop.create_future()
+        self.q.put((out, t_dispatch, fut))
+        return fut
+
+    def close(self) -> None:
+        self.q.put(None)
+        self.thread.join(timeout=30)
+
+    def _run(self) -> None:
+        while (item := self.q.get()) is not None:
+            out, t_dispatch, fut = item
+            try:
+                host = jax.device_get(out)
+                err: BaseException | None = None
+            except BaseException as exc:  # surfaced to the scheduler, never lost in the thread
+                host, err = None, exc
+            done = time.perf_counter()
+            start = t_dispatch if self.last_done is None else max(t_dispatch, self.last_done)
+            if self.last_done is not None:
+                self.stats.device_idle_s += max(0.0, t_dispatch - self.last_done)
+            self.stats.device_busy_s += max(0.0, done - start)
+            self.last_done = done
+            try:
+                self.loop.call_soon_threadsafe(_resolve, fut, host, err)
+            except RuntimeError:  # the event loop is gone (engine torn down mid-run)
+                return
+
+
+def _resolve(fut: asyncio.Future[Any], value: Any, err: BaseException | None) -> None:
+    if fut.done():
+        return
+    if err is not None:
+        fut.set_exception(err)
+    else:
+        fut.set_result(value)
+
+
+class Session:
+    """An episode's hold on one slot. Use through :meth:`Engine.session`."""
+
+    def __init__(self, engine: Engine, slot: _Slot, seed: int) -> None:
+        self.engine = engine
+        self.slot = slot
+        self.seed = seed
+        self.turns = 0
+
+    async def generate(
+        self, context: Sequence[int], sampling: SamplingConfig | None = None, *, stream: int | None = None
+    ) -> Generation:
+        """Sample one turn after ``context`` (the full transcript so far).
+
+        ``stream`` selects the PRNG stream (default: this session's turn counter), so a turn's
+        draws depend only on ``(seed, stream)`` and the context — not on the slot or the batch.
+        """
+        stream = self.turns if stream is None else stream
+        self.turns += 1
+        return await self.engine._submit(self.slot, list(context), sampling or self.engine.sampling,
+                                         self.seed, stream)
+
+
+class Engine:
+    """Continuous-batching rollout engine (see the module docstring).
+
+    ``async with Engine(model, config, stop_ids=..., vocab_limit=...) as engine:`` starts the
+    scheduler task and the watcher thread (``model`` may also be a prepared :class:`Sampler`,
+    which keeps its compiled programs and cache across engine runs); ``engine.session(seed)`` hands out slots (waiting
+    when all are taken); :meth:`generate` is a one-turn convenience for plain prompts.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        config: EngineConfig,
+        *,
+        stop_ids: Sequence[int] | None = None,
+        vocab_limit: int | None = None,
+        sampling: SamplingConfig | None = None,
+        cache_dtype: Any = None,
+    ) -> None:
+        self.config = config
+        self.sampling = sampling or SamplingConfig()
+        if isinstance(model, Sampler):
+            if model.config != config:
+                raise ValueError("the sampler was built for a different EngineConfig")
+            self.sampler = model  # its stop ids / vocab limit are compiled in already
+        else:
+            if stop_ids is None:
+                raise ValueError("stop_ids is required (e.g. special_ids(template, tokenizer).stop_ids; "
+                                 "pass () to always run to max_new_tokens)")
+            self.sampler = Sampler(model, config, stop_ids=stop_ids, vocab_limit=vocab_limit,
+                                   cache_dtype=cache_dtype)
+        self.stop_ids = frozenset(self.sampler.static.stop_ids)
+        self.stats = EngineStats()
+        self.slots = [_Slot(i) for i in range(config.slots)]
+        self._free: asyncio.Queue[int] | None = None
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._watcher: _Watcher | None = None
+        self._inflight: deque[tuple[asyncio.Future[Any], list[int] | None]] = deque()
+        self._closing = False
+
+    # ---- lifecycle --------------------------------------------------------------------------
+    async def __aenter__(self) -> Engine:
+        loop = asyncio.get_running_loop()
+        self.sampler.state = self.sampler.init_state()  # rows left decoding by an earlier run stop
+        self._free = asyncio.Queue()
+        for s in self.slots:
+            s.owned, s.request, s.reset = False, None, True
+            s.pending.clear()
+            self._free.put_nowait(s.index)
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._watcher = _Watcher(loop, self.stats)
+        self._task = asyncio.create_task(self._loop(), name="engine-scheduler")
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._closing = True
+        assert self._wake is not None and self._task is not None and self._watcher is not None
+        self._wake.set()
+        try:
+            await self._task
+        finally:
+            await asyncio.to_thread(self._watcher.close)
+
+    @contextlib.asynccontextmanager
+    async def session(self, seed: int) -> AsyncIterator[Session]:
+        """Hold a free slot for one episode (FIFO wait when all slots are taken)."""
+        assert self._free is not None, "use the engine inside 'async with engine:'"
+        index = await self._free.get()
+        slot = self.slots[index]
+        slot.owned, slot.reset = True, True
+        slot.fed, slot.pending = [], deque()
+        try:
+            yield Session(self, slot, seed)
+        finally:
+            slot.owned = False
+            if slot.request is None:
+                self._free.put_nowait(index)
+            # else: the turn is still running on the device; the slot is freed when it ends
+
+    async def generate(
+        self,
+        prompts: Sequence[Sequence[int]],
+        sampling: SamplingConfig | None = None,
+        seeds: Sequence[int] | None = None,
+    ) -> list[Generation]:
+        """One turn for each prompt (each in its own session), concurrently."""
+        seeds = list(range(len(prompts))) if seeds is None else list(seeds)
+
+        async def one(prompt: Sequence[int], seed: int) -> Generation:
+            async with self.session(seed) as sess:
+                return await sess.generate(prompt, sampling)
+
+        return list(await asyncio.gather(*(one(p, s) for p, s in zip(prompts, seeds, strict=True))))
+
+    # ---- requests ---------------------------------------------------------------------------
+    async def _submit(
+        self, slot: _Slot, context: list[int], sampling: SamplingConfig, seed: int, stream: int
+    ) -> Generation:
+        if self._task is None or self._task.done():
+            raise RuntimeError("engine is not running")
+        if slot.request is not None:
+            raise RuntimeError("this session already has a turn in flight")
+        cfg = self.config
+        if len(context) >= cfg.max_len:
+            return Generation([], [], [], "capacity")
+        if not context:
+            raise ValueError("generate needs a non-empty context")
+        n = len(slot.fed)
+        if slot.reset or len(context) <= n or context[:n] != slot.fed:
+            # new sequence, or the caller rewound/edited history: start the row over
+            slot.reset, slot.fed, n = True, [], 0
+        tail = context[n:]
+        slot.pending = deque()
+        pos = 0
+        for size in cfg.split(len(tail)):
+            slot.pending.append(tail[pos : pos + size])
+            pos += size
+        fut: asyncio.Future[Generation] = asyncio.get_running_loop().create_future()
+        slot.request = _Request(
+            sampling=sampling, seed=int(seed) & 0xFFFFFFFF, stream=int(stream), future=fut,
+            max_new=min(sampling.max_new_tokens, cfg.max_len - len(context)), t_submit=time.perf_counter(),
+        )
+        assert self._wake is not None
+        self._wake.set()
+        return await fut
+
+    # ---- scheduler --------------------------------------------------------------------------
+    def _prefill_batch(self) -> tuple[PrefillBatch, list[int]] | None:
+        """Rows to prefill next: the oldest waiting row and up to ``prefill_rows - 1`` others whose
+        next chunk falls in the same bucket."""
+        waiting = [s for s in self.slots if s.pending and s.request is not None]
+        if not waiting:
+            return None
+        waiting.sort(key=lambda s: s.request.t_submit if s.request else 0.0)
+        cfg = self.config
+        chunk = cfg.bucket(len(waiting[0].pending[0]))
+        chosen = [s for s in waiting if cfg.bucket(len(s.pending[0])) == chunk][: cfg.prefill_rows]
+        batch = self.sampler.empty_batch(chunk)
+        for i, s in enumerate(chosen):
+            req = s.request
+            assert req is not None
+            ids = s.pending.popleft()
+            sp = req.sampling
+            batch.rows[i] = s.index
+            batch.tokens[i, : len(ids)] = ids
+            batch.lens[i] = len(ids)
+            batch.start[i] = 0 if s.reset else len(s.fed)
+            batch.reset[i] = s.reset
+            batch.final[i] = not s.pending
+            batch.max_new[i] = req.max_new
+            batch.seed[i] = req.seed
+            batch.stream[i] = req.stream
+            batch.temperature[i] = sp.temperature
+            batch.top_k[i] = sp.top_k
+            batch.top_p[i] = sp.top_p
+            if s.reset:
+                s.fed, s.reset = [], False
+            s.fed.extend(ids)
+            self.stats.prefill_tokens += len(ids)
+        self.stats.prefill_padded_tokens += chunk * cfg.prefill_rows
+        return batch, [s.index for s in chosen]
+
+    def _decoding(self) -> bool:
+        """Whether any row may be decoding (its prompt is fully prefilled, turn not finished)."""
+        return any(s.request is not None and not s.pending for s in self.slots)
+
+    async def _loop(self) -> None:
+        assert self._wake is not None and self._watcher is not None
+        try:
+            while True:
+                dispatched = 0
+                for _ in range(self.config.prefills_per_step):
+                    picked = self._prefill_batch()
+                    if picked is None:
+                        break
+                    batch, rows = picked
+                    t = time.perf_counter()
+                    out = self.sampler.prefill(batch)
+                    self._inflight.append((self._watcher.submit(out, t), rows))
+                    self.stats.prefill_calls += 1
+                    dispatched += 1
+                if self._decoding():
+                    t = time.perf_counter()
+                    out = self.sampler.decode()
+                    self._inflight.append((self._watcher.submit(out, t), None))
+                    self.stats.decode_steps += 1
+                    dispatched += 1
+                # Read results one iteration behind: keep the just-dispatched work queued.
+                while self._inflight and (len(self._inflight) > dispatched or not dispatched):
+                    fut, rows = self._inflight.popleft()
+                    self._consume(await fut, rows)
+                if not dispatched and not self._inflight:
+                    if self._closing and not any(s.request for s in self.slots):
+                        return
+                    self._wake.clear()
+                    if not self._work_ready():
+                        await self._wake.wait()
+                else:
+                    await asyncio.sleep(0)  # let host tasks (tools, parsing) run a slice
+        except BaseException as exc:
+            for s in self.slots:
+                if s.request is not None and not s.request.future.done():
+                    s.request.future.set_exception(RuntimeError(f"engine scheduler failed: {exc!r}"))
+            raise
+
+    def _work_ready(self) -> bool:
+        return self._closing or any(s.request is not None for s in self.slots)
+
+    def _consume(self, out: StepOut, rows: list[int] | None) -> None:
+        """Append a program's tokens to their rows' turns; finish turns that stopped."""
+        indices = range(self.config.slots) if rows is None else rows
+        for j, r in enumerate(indices):
+            if not out.emitted[j]:
+                continue
+            slot = self.slots[r]
+            req = slot.request
+            if req is None:  # pragma: no cover - device/host bookkeeping disagree
+                raise RuntimeError(f"row {r} emitted a token without a request")
+            tok = int(out.tok[j])
+            req.ids.append(tok)
+            req.logprobs.append(float(out.model_logprob[j]))
+            req.sample_logprobs.append(float(out.sample_logprob[j]))
+            self.stats.generated_tokens += 1
+            if out.stopped[j]:
+                self._finish(slot, req)
+
+    def _finish(self, slot: _Slot, req: _Request) -> None:
+        if req.ids[-1] in self.stop_ids:
+            finish = "stop"
+        elif len(req.ids) >= req.max_new and req.max_new == req.sampling.max_new_tokens:
+            finish = "length"
+        else:
+            finish = "capacity"
+        slot.fed.extend(req.ids[:-1])  # the last sampled id was never fed to the cache
+        slot.request = None
+        self.stats.turns += 1
+        if not req.future.done():
+            req.future.set_result(Generation(req.ids, req.logprobs, req.sample_logprobs, finish))
+        if not slot.owned and self._free is not None:
+            self._free.put_nowait(slot.index)

@@ -1,0 +1,1 @@
+"""Rollout engine and episode driver tests."""

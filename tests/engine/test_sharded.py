@@ -1,0 +1,38 @@
+"""The sampler under the training mesh (8 simulated CPU devices) gives the single-device tokens."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from prove_jax.engine import GREEDY, Engine, Sampler
+from prove_jax.models import load_hf, make_mesh, save_hf
+from tests.engine.conftest import ENGINE
+
+
+def test_sharded_greedy_matches_single_device(sampler: Sampler, model, special, tmp_path) -> None:
+    assert jax.device_count() == 8
+    mesh = make_mesh("fsdp=4,tensor=2")
+    sharded_model = load_hf(save_hf(model, tmp_path / "tiny"), mesh=mesh, dtype=jnp.float32)
+    sharded = Sampler(sharded_model, ENGINE, stop_ids=special.stop_ids, vocab_limit=special.vocab_size)
+    # Parameters, KV cache and slot state really live on the mesh: batch over fsdp, heads over tensor.
+    assert sharded.cache.k.sharding.spec[1] == "fsdp" and sharded.cache.k.sharding.spec[3] == "tensor"
+    assert sharded.state.tok.sharding.spec[0] == "fsdp"
+    assert len(sharded.params["lm_head"][...].sharding.device_set) == 8
+
+    rng = np.random.default_rng(8)
+    prompts = [[int(x) for x in rng.integers(0, special.vocab_size, n)] for n in (4, 11, 30, 17, 25)]
+    sp = dataclasses.replace(GREEDY, max_new_tokens=20)
+
+    async def go(s: Sampler) -> list[list[int]]:
+        async with Engine(s, ENGINE, sampling=sp) as eng:
+            return [g.ids for g in await eng.generate(prompts)]
+
+    one = asyncio.run(go(sampler))
+    many = asyncio.run(go(sharded))
+    assert one == many
+    assert sharded.cache.k.sharding.spec[1] == "fsdp", "the cache stayed sharded through the programs"
