@@ -61,7 +61,7 @@ def _find_line(s: ShoppingState, cart: Cart, product_id: str, size: str | None) 
     return matches[0]
 
 
-@domain.tool(consumes=("customer_id", "product_id"))
+@domain.tool(consumes=("customer_id", "product_id"), establishes=("cart_not_empty", "product_in_cart"))
 def add_to_shopping_cart(s: ShoppingState, customer_id: str, product_id: str, quantity: Quantity = 1,
                          size: str | None = None) -> dict:
     """Add a product to a customer's cart (adds to the quantity if the same item is already there).
@@ -123,7 +123,7 @@ def remove_from_shopping_cart(s: ShoppingState, customer_id: str, product_id: st
     return cart_summary(s, customer_id)
 
 
-@domain.tool(consumes=("customer_id",), read_only=True)
+@domain.tool(consumes=("customer_id",), produces=("product_id",), read_only=True)
 def view_shopping_cart(s: ShoppingState, customer_id: str) -> dict:
     """Show a customer's cart: items, stock, applied coupon and discount, tax and total before shipping,
     plus warnings about anything that would block checkout.
@@ -147,7 +147,7 @@ def clear_shopping_cart(s: ShoppingState, customer_id: str) -> dict:
     return {"customer_id": customer_id, "removed_items": removed, "cart_empty": True}
 
 
-@domain.tool(consumes=("customer_id", "coupon_code"), requires=("cart_not_empty",))
+@domain.tool(consumes=("customer_id", "coupon_code"), requires=("cart_not_empty",), establishes=("coupon_applied",))
 def apply_cart_coupon(s: ShoppingState, customer_id: str, coupon_code: str) -> dict:
     """Apply a coupon code to a customer's cart (one coupon per order). Checks expiry, usage limits,
     minimum order and category restrictions.

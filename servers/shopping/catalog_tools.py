@@ -119,7 +119,7 @@ def _wishlist_for_edit(s: ShoppingState, customer_id: str) -> Wishlist:
     return s.wishlists.edit(customer_id)
 
 
-@domain.tool(consumes=("customer_id",), read_only=True)
+@domain.tool(consumes=("customer_id",), produces=("product_id",), read_only=True)
 def view_wishlist(s: ShoppingState, customer_id: str) -> dict:
     """Show the products a customer saved for later, with current price and availability.
 
@@ -136,7 +136,7 @@ def view_wishlist(s: ShoppingState, customer_id: str) -> dict:
     return {"customer_id": customer_id, "items": items}
 
 
-@domain.tool(consumes=("customer_id", "product_id"))
+@domain.tool(consumes=("customer_id", "product_id"), establishes=("product_in_wishlist",))
 def add_to_wishlist(s: ShoppingState, customer_id: str, product_id: str) -> dict:
     """Save a product to a customer's wishlist (sold-out products can be saved too).
 
