@@ -1,1 +1,25 @@
-"""data."""
+"""PROVE data synthesis (paper §3.2) against our own live MCP servers.
+
+Entry point: ``python -m data.build --out DIR --seed S --size tiny|paper`` (``data.build.build``).
+
+Module map, in pipeline order:
+
+* ``catalog``  — every tool's schema + kit metadata; parameter -> entity-type mapping; name-based
+  fallbacks where server metadata is incomplete. Nothing is written per domain.
+* ``graph``    — ordered tool pairs classified explicit / implicit / none (programmatic, or ``llm``);
+  disk cache keyed by a schema hash; weighted 2–5-tool chain pools.
+* ``sampler``  — live-state sampling: discovery on live sessions, typed rows, support filtering,
+  read-only probing, compact per-version contexts, chain-aligned entities.
+* ``values``   — schema/name-driven argument values (dates, amounts, patterns, ...).
+* ``binding`` + ``realise`` — the programmatic teacher executes a chain on live sessions: grounded
+  argument binding, retries on blamed arguments, prerequisite insertion, parallel fan-out.
+* ``failures`` — designed (unpredictable) failures and recovery: retry / alternative / give up.
+* ``phrases`` + ``render`` — personas, phrase banks, generic phrasing from descriptions.
+* ``machine``  — the five-state-group state machine producing Example records of all four kinds.
+* ``plan``     — deterministic slot plans: exact mix, information levels, coverage-aware chains.
+* ``validate`` — replay on fresh sessions, provenance of secrets, id grounding, Jaccard dedup.
+* ``writer`` + ``card`` — knobs (distractors, enum stripping), splits, JSONL + ArrayRecord, card.
+* ``llm``      — optional OpenAI-compatible classifier and teacher (off by default).
+
+Layering: imports ``servers`` (the kit, in-process) and nothing from ``prove_jax``.
+"""

@@ -1,0 +1,150 @@
+"""The in-memory shape of a realised chain, shared by the realiser, the state machine and rendering.
+
+A *step* is one gold step (parallel calls share it); every argument value remembers its *source*:
+``user`` (the user states it — an entity from the sampling context or a value they make up),
+``tool`` (read off an earlier step's output: the agent must copy it), or ``default``. Rendering uses
+sources to decide what a user turn has to mention; validation uses them for provenance.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from data.catalog import ToolInfo
+from data.sampler import LABEL_KEYS, Row
+
+SUCCESS, PARTIAL, FAILURE = "SUCCESS", "PARTIAL", "FAILURE"
+
+
+@dataclass
+class Source:
+    """Where one argument value comes from."""
+
+    kind: str  # "user" | "tool"
+    step: int | None = None
+    row: Row | None = None
+    label: tuple[str, str] | None = None  # (key, value) that singles the chosen item out of a list
+    ordinal: int | None = None  # position in the list it was chosen from (when no label does)
+    list_len: int = 1
+    new: bool = False  # a value the user makes up (a new name, a new PIN), not an existing entity
+
+
+@dataclass
+class Call:
+    tool: ToolInfo
+    args: dict[str, Any]
+    sources: dict[str, Source]
+    text: str = ""
+    is_error: bool = False
+    expect_error: bool = False
+
+    @property
+    def output(self) -> Any:
+        if self.is_error:
+            return None
+        try:
+            return json.loads(self.text)
+        except ValueError:
+            return None
+
+    @property
+    def outcome(self) -> str:
+        if self.is_error:
+            return FAILURE
+        return PARTIAL if is_empty(self.output, self.tool.read_only) else SUCCESS
+
+    def gold(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"name": self.tool.name, "arguments": self.args}
+        if self.expect_error:
+            out["expect_error"] = True
+        return out
+
+
+@dataclass
+class Step:
+    index: int
+    calls: list[Call]
+    depends_on: list[int] = field(default_factory=list)
+
+    @property
+    def outcome(self) -> str:
+        kinds = {c.outcome for c in self.calls}
+        if kinds == {SUCCESS}:
+            return SUCCESS
+        return FAILURE if kinds == {FAILURE} else PARTIAL
+
+
+@dataclass
+class Failure:
+    """A designed failure: the call at ``step`` first fails (``call``), then ``recovery`` happens."""
+
+    step: int
+    call: Call
+    kind: str  # "credential" | "magnitude"
+    recovery: str  # "retry" | "alternative" | "give_up"
+    param: str
+    alternative: Call | None = None
+
+
+@dataclass
+class Realisation:
+    domains: list[str]
+    seed: int
+    steps: list[Step]
+    rows: list[Row] = field(default_factory=list)  # context entities the user refers to
+    failure: Failure | None = None
+
+    @property
+    def calls(self) -> list[Call]:
+        return [c for s in self.steps for c in s.calls]
+
+
+def is_empty(payload: Any, read_only: bool = True) -> bool:
+    """A lookup that found nothing — a PARTIAL success, never an error. A write that succeeded is
+    never empty, whatever it returns (its effect on the state is the result)."""
+    if not read_only:
+        return False
+    if payload in (None, [], {}, ""):
+        return True
+    if isinstance(payload, dict):
+        containers = [v for v in payload.values() if isinstance(v, list | dict)]
+        if containers and all(not v for v in containers):
+            counts = [v for k, v in payload.items() if k in ("total", "count", "matches") and isinstance(v, int)]
+            return not counts or all(c == 0 for c in counts)
+    return False
+
+
+def _scalar_text(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:,.2f}"
+    return str(value)
+
+
+def summarise_output(tool: ToolInfo, payload: Any, limit: int = 3) -> str:
+    """A short plain-English reading of a tool result (for replies and cross-server text flow)."""
+    if isinstance(payload, list):
+        if not payload:
+            return "no results"
+        labels = []
+        for item in payload[:limit]:
+            if isinstance(item, dict):
+                label = next((item[k] for k in LABEL_KEYS if isinstance(item.get(k), str) and item[k]), None)
+                ident = next((v for k, v in item.items() if k.endswith("_id") or k in ("path", "code")), None)
+                labels.append(f"{label} ({ident})" if label and ident else str(label or ident or item))
+            else:
+                labels.append(_scalar_text(item))
+        more = f" and {len(payload) - limit} more" if len(payload) > limit else ""
+        return f"{len(payload)} result{'s' if len(payload) != 1 else ''}: " + "; ".join(labels) + more
+    if isinstance(payload, dict):
+        parts = []
+        for k, v in payload.items():
+            if isinstance(v, bool | int | float) or (isinstance(v, str) and 0 < len(v) <= 60):
+                parts.append(f"{k.replace('_', ' ')} {_scalar_text(v)}")
+            elif isinstance(v, list) and k not in ("members", "lines"):
+                parts.append(f"{len(v)} {k.replace('_', ' ')}")
+            if len(parts) >= limit + 1:
+                break
+        return ", ".join(parts) if parts else "done"
+    return _scalar_text(payload)
