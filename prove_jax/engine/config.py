@@ -59,6 +59,10 @@ class EngineConfig:
       are grouped; the rest of the batch keeps decoding between prefill calls).
     * ``prefills_per_step``: prefill calls dispatched between two decode steps; bounds how long
       decoding rows wait behind refills (chunked-prefill interleaving).
+    * ``decode_block``: decode steps run inside one compiled program (a ``lax.scan``), so the
+      host's per-dispatch cost (Python scheduling, the device→host copy) is paid once per
+      ``decode_block`` tokens. Stops are decided on device, so a row that stops mid-block just
+      idles for the rest of it; refills wait at most one block.
 
     The KV cache holds ``max_len + max_chunk`` slots: the slack lets a right-padded chunk be
     written at any legal offset without XLA clamping the write onto valid entries.
@@ -70,6 +74,7 @@ class EngineConfig:
     max_chunk: int = 256
     prefill_rows: int = 2
     prefills_per_step: int = 1
+    decode_block: int = 1
 
     def __post_init__(self) -> None:
         for name in ("min_chunk", "max_chunk"):
@@ -78,8 +83,8 @@ class EngineConfig:
                 raise ValueError(f"{name} must be a power of two, got {v}")
         if self.min_chunk > self.max_chunk:
             raise ValueError(f"min_chunk {self.min_chunk} > max_chunk {self.max_chunk}")
-        if self.slots < 1 or self.prefill_rows < 1 or self.prefills_per_step < 1:
-            raise ValueError("slots, prefill_rows and prefills_per_step must be >= 1")
+        if self.slots < 1 or self.prefill_rows < 1 or self.prefills_per_step < 1 or self.decode_block < 1:
+            raise ValueError("slots, prefill_rows, prefills_per_step and decode_block must be >= 1")
         if self.max_len < 2:
             raise ValueError(f"max_len must be >= 2, got {self.max_len}")
 

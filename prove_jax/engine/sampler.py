@@ -112,11 +112,12 @@ class _GraphKey:
     hash once and compares by identity first, which takes dispatch overhead off the decode loop.
     """
 
-    __slots__ = ("_hash", "graphdef")
+    __slots__ = ("_hash", "graphdef", "treedef")
 
-    def __init__(self, graphdef: nnx.GraphDef) -> None:
+    def __init__(self, graphdef: nnx.GraphDef, treedef: Any) -> None:
         self.graphdef = graphdef
-        self._hash = hash(graphdef)
+        self.treedef = treedef  # of the params: they travel as a flat list of leaves (see Sampler)
+        self._hash = hash((graphdef, treedef))
 
     def __hash__(self) -> int:
         return self._hash
@@ -124,7 +125,11 @@ class _GraphKey:
     def __eq__(self, other: object) -> bool:
         if self is other:
             return True
-        return isinstance(other, _GraphKey) and self._hash == other._hash and self.graphdef == other.graphdef
+        return (isinstance(other, _GraphKey) and self._hash == other._hash and self.graphdef == other.graphdef
+                and self.treedef == other.treedef)
+
+    def merge(self, leaves: list[jax.Array]) -> Model:
+        return nnx.merge(self.graphdef, jax.tree.unflatten(self.treedef, leaves))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,9 +166,9 @@ def _is_stop(tok: jax.Array, stop_ids: tuple[int, ...]) -> jax.Array:
 
 
 def _decode(
-    graph: _GraphKey, params: nnx.State, cache: KVCache, state: SlotState, st: _Static
+    graph: _GraphKey, params: list[jax.Array], cache: KVCache, state: SlotState, st: _Static
 ) -> tuple[KVCache, SlotState, StepOut]:
-    model: Model = nnx.merge(graph.graphdef, params)
+    model: Model = graph.merge(params)
     active = state.active
     logits, new = model(state.tok[:, None], state.pos[:, None], cache, attention_mask=active[:, None])
     end = jnp.where(active, new.end, cache.end)  # idle rows keep their slots
@@ -185,13 +190,13 @@ def _decode(
 
 def _prefill(
     graph: _GraphKey,
-    params: nnx.State,
+    params: list[jax.Array],
     cache: KVCache,
     state: SlotState,
     batch: dict[str, jax.Array],
     st: _Static,
 ) -> tuple[KVCache, SlotState, StepOut]:
-    model: Model = nnx.merge(graph.graphdef, params)
+    model: Model = graph.merge(params)
     b = batch
     rows, lens = b["rows"], b["lens"]
     gather = lambda x, axis: jnp.take(x, rows, axis=axis, mode="clip")  # noqa: E731
@@ -233,7 +238,21 @@ def _prefill(
     return cache, state, StepOut(tok, slp, mlp, final, stopped)
 
 
+def _decode_block(
+    graph: _GraphKey, params: list[jax.Array], cache: KVCache, state: SlotState, st: _Static, k: int
+) -> tuple[KVCache, SlotState, StepOut]:
+    """``k`` decode steps in one program; the outputs gain a leading ``[k]`` axis."""
+
+    def body(carry: tuple[KVCache, SlotState], _: None) -> tuple[tuple[KVCache, SlotState], StepOut]:
+        c, s, out = _decode(graph, params, carry[0], carry[1], st)
+        return (c, s), out
+
+    (cache, state), outs = jax.lax.scan(body, (cache, state), None, length=k)
+    return cache, state, outs
+
+
 _decode_jit = jax.jit(_decode, static_argnums=(0, 4), donate_argnums=(2, 3))
+_decode_block_jit = jax.jit(_decode_block, static_argnums=(0, 4, 5), donate_argnums=(2, 3))
 _prefill_jit = jax.jit(_prefill, static_argnums=(0, 5), donate_argnums=(2, 3))
 
 
@@ -259,7 +278,10 @@ class Sampler:
         self.model_config = model.config
         self.mesh: Mesh | None = model.mesh
         graphdef, self.params = nnx.split(model)
-        self.graph = _GraphKey(graphdef)
+        # The programs take the params as a flat list of arrays: jit's dispatch of an ``nnx.State``
+        # argument can cost milliseconds per call (measured 7.8 vs 1.9 ms for a tiny decode step).
+        self._leaves, treedef = jax.tree.flatten(self.params)
+        self.graph = _GraphKey(graphdef, treedef)
         limit = model.config.vocab_size if vocab_limit is None else min(int(vocab_limit), model.config.vocab_size)
         self.static = _Static(
             stop_ids=tuple(int(i) for i in stop_ids),
@@ -293,12 +315,22 @@ class Sampler:
 
     def update_params(self, params: nnx.State) -> None:
         """Swap in new weights (same shapes/shardings: no recompilation), e.g. after a GRPO step."""
-        self.params = params
+        leaves, treedef = jax.tree.flatten(params)
+        if treedef != self.graph.treedef:
+            raise ValueError("update_params: the new params do not have the model's structure")
+        self.params, self._leaves = params, leaves
 
     def decode(self) -> StepOut:
-        """One token for every decoding row (idle rows are computed and discarded)."""
-        self.programs.add(("decode", 1))
-        self.cache, self.state, out = _decode_jit(self.graph, self.params, self.cache, self.state, self.static)
+        """``config.decode_block`` tokens for every decoding row (idle rows are computed and
+        discarded); with a block > 1 every output field has a leading ``[block]`` axis."""
+        k = self.config.decode_block
+        self.programs.add(("decode", k))
+        if k == 1:
+            self.cache, self.state, out = _decode_jit(self.graph, self._leaves, self.cache, self.state, self.static)
+        else:
+            self.cache, self.state, out = _decode_block_jit(
+                self.graph, self._leaves, self.cache, self.state, self.static, k
+            )
         return out
 
     def prefill(self, batch: PrefillBatch) -> StepOut:
@@ -306,7 +338,7 @@ class Sampler:
         self.programs.add(("prefill", int(batch.tokens.shape[1])))
         arrays = {f.name: getattr(batch, f.name) for f in dataclasses.fields(batch)}
         self.cache, self.state, out = _prefill_jit(
-            self.graph, self.params, self.cache, self.state, arrays, self.static
+            self.graph, self._leaves, self.cache, self.state, arrays, self.static
         )
         return out
 

@@ -359,7 +359,7 @@ class Engine:
                     t = time.perf_counter()
                     out = self.sampler.decode()
                     self._inflight.append((self._watcher.submit(out, t), None))
-                    self.stats.decode_steps += 1
+                    self.stats.decode_steps += self.config.decode_block
                     dispatched += 1
                 # Read results one iteration behind: keep the just-dispatched work queued.
                 while self._inflight and (len(self._inflight) > dispatched or not dispatched):
@@ -383,7 +383,16 @@ class Engine:
         return self._closing or any(s.request is not None for s in self.slots)
 
     def _consume(self, out: StepOut, rows: list[int] | None) -> None:
-        """Append a program's tokens to their rows' turns; finish turns that stopped."""
+        """Append a program's tokens to their rows' turns; finish turns that stopped.
+
+        A decode block carries ``[block, rows]`` outputs: consumed step by step, in order."""
+        if rows is None and self.config.decode_block > 1:
+            for i in range(self.config.decode_block):
+                self._consume_step(StepOut(*(getattr(out, f.name)[i] for f in dataclasses.fields(out))), None)
+            return
+        self._consume_step(out, rows)
+
+    def _consume_step(self, out: StepOut, rows: list[int] | None) -> None:
         indices = range(self.config.slots) if rows is None else rows
         for j, r in enumerate(indices):
             if not out.emitted[j]:

@@ -186,3 +186,31 @@ def test_no_recompilation_across_lengths(sampler: Sampler, special) -> None:
     kinds = {k for k, _ in sampler.programs}
     assert kinds == {"decode", "prefill"}
     assert {c for k, c in sampler.programs if k == "prefill"} <= set(ENGINE.buckets)
+
+
+def test_decode_block_gives_the_same_tokens(model, special) -> None:
+    """``decode_block`` > 1 runs several steps per program; stops are decided on device, so rows
+    that stop mid-block must produce exactly the one-step-per-program result (ids and log-probs)."""
+    sp = SamplingConfig(temperature=0.8, top_k=50, max_new_tokens=21)
+    prompts = prompts_of([5, 40, 90], special.vocab_size, seed=11)
+    caps = [dataclasses.replace(sp, max_new_tokens=m) for m in (21, 6, 13)]
+
+    def generate(block: int) -> list[Generation]:
+        cfg = dataclasses.replace(ENGINE, decode_block=block)
+        s = Sampler(model, cfg, stop_ids=special.stop_ids, vocab_limit=special.vocab_size)
+
+        async def go() -> list[Generation]:
+            async with Engine(s, cfg, sampling=sp) as eng:
+                async def one(i: int) -> Generation:
+                    async with eng.session(7 + i) as sess:
+                        return await sess.generate(prompts[i], caps[i])
+
+                return list(await asyncio.gather(*(one(i) for i in range(len(prompts)))))
+
+        return asyncio.run(go())
+
+    one_step, blocked = generate(1), generate(4)
+    for a, b in zip(one_step, blocked, strict=True):
+        assert a.ids == b.ids and a.finish == b.finish
+        np.testing.assert_allclose(a.logprobs, b.logprobs, atol=1e-6)
+    assert [len(g.ids) for g in blocked] == [21, 6, 13]
