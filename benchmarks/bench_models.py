@@ -33,18 +33,11 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from tests.models.models_testlib import COMMON as _FIXTURE  # noqa: E402  (the §7 tiny fixture, one definition)
+
 # Throughput models.  TINY is the Qwen3 fixture of reference/model_architectures.md §7 (the
 # project's "tiny model"); WIDER (4 layers of width 128, a 1024-id tiny-BPE vocabulary) is also
 # timed and printed, because at that width both sides are matmul-bound and the ratio shrinks.
-_FIXTURE = dict(
-    vocab_size=1000,
-    hidden_size=64,
-    intermediate_size=128,
-    num_hidden_layers=2,
-    num_attention_heads=4,
-    num_key_value_heads=2,
-    max_position_embeddings=256,
-)
 TINY = dict(**_FIXTURE, head_dim=32, rms_norm_eps=1e-6, rope_theta=1e6, tie_word_embeddings=True)
 WIDER = dict(
     vocab_size=1024,
