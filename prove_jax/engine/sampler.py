@@ -152,11 +152,9 @@ def _place(cache: KVCache, state: SlotState, st: _Static) -> tuple[KVCache, Slot
     shardings (no recompiles) and the batch stays split over data/fsdp."""
     if st.mesh is None:
         return cache, state
-    kv = named_sharding(st.mesh, ("layers", "batch", "cache_seq", "kv_heads", "head_dim"), cache.k.shape, st.rules)
     c = jax.lax.with_sharding_constraint
     row = lambda x: c(x, named_sharding(st.mesh, _batch_axes(x), x.shape, st.rules))  # noqa: E731
-    cache = KVCache(k=c(cache.k, kv), v=c(cache.v, kv), pos=row(cache.pos), end=row(cache.end))
-    return cache, jax.tree.map(row, state)
+    return cache.constrain(st.mesh, st.rules), jax.tree.map(row, state)
 
 
 def _is_stop(tok: jax.Array, stop_ids: tuple[int, ...]) -> jax.Array:
@@ -199,11 +197,7 @@ def _prefill(
     model: Model = graph.merge(params)
     b = batch
     rows, lens = b["rows"], b["lens"]
-    gather = lambda x, axis: jnp.take(x, rows, axis=axis, mode="clip")  # noqa: E731
-    sub = KVCache(k=gather(cache.k, 1), v=gather(cache.v, 1), pos=gather(cache.pos, 0), end=gather(cache.end, 0))
-    sub = KVCache(
-        k=sub.k, v=sub.v, pos=jnp.where(b["reset"][:, None], -1, sub.pos), end=jnp.where(b["reset"], 0, sub.end)
-    )
+    sub = cache.take_rows(rows).reset_rows(b["reset"])
     c = b["tokens"].shape[1]
     offs = jnp.arange(c, dtype=jnp.int32)[None, :]
     positions = b["start"][:, None] + offs
@@ -217,9 +211,7 @@ def _prefill(
     final = b["final"]
     stopped = final & (_is_stop(tok, st.stop_ids) | (b["max_new"] <= 1) | (end + 1 >= st.max_len))
 
-    put = lambda x, y, axis: x.at[(slice(None),) * axis + (rows,)].set(y.astype(x.dtype), mode="drop")  # noqa: E731
-    cache = KVCache(k=put(cache.k, new.k, 1), v=put(cache.v, new.v, 1), pos=put(cache.pos, new.pos, 0),
-                    end=put(cache.end, end, 0))
+    cache = cache.put_rows(rows, dataclasses.replace(new, end=end))
     frows = jnp.where(final, rows, cache.end.shape[0])  # only finished prompts change the row state
     upd = lambda x, y: x.at[frows].set(jnp.asarray(y).astype(x.dtype), mode="drop")  # noqa: E731
     state = SlotState(

@@ -2,11 +2,23 @@
 
 Layout (all shapes static, so one compiled decode step serves the whole rollout)::
 
-    k, v : [layers, batch, capacity, kv_heads, head_dim]   post-RoPE keys/values (not repeated
-                                                            over query groups), activation dtype
+    k, v : per layer [batch, kv_heads, capacity, head_dim]    post-RoPE keys/values (not repeated
+           (a tuple of ``num_layers`` arrays; one stacked       over query groups), activation dtype
+           [layers, batch, kv_heads, capacity, head_dim]
+           array when the model scans its layers)
     pos  : int32 [batch, capacity]   position id of the token held in each slot; -1 = empty slot
                                      or a padding token (never attended to)
     end  : int32 [batch]             next free slot of each row (= number of slots written)
+
+Why this layout: a decode step must touch only the new token's K/V and read each layer's cache
+once.  Separate per-layer buffers are updated in place (the step donates the cache) and read
+directly; slicing a layer out of a stacked ``[layers, ...]`` buffer and writing it back copied
+the whole cache twice per layer per step, which made a step's cost grow with capacity (a tiny
+model at capacity 2048 spent 97 % of its decode step copying).  ``kv_heads`` before
+``capacity`` puts the cache in the canonical ``[batch..., seq, head_dim]`` form of both attention
+dots (scores contract ``head_dim``, the value product contracts ``capacity``), so no step
+transposes the cache either.  A scanned model (``scan_layers``) keeps one stacked buffer: the
+scan carries it and writes only the new tokens, at the price of reading a layer out of the stack.
 
 A forward call with ``T`` new tokens writes them into slots ``end[b] .. end[b]+T-1`` of every
 row ``b`` (each row at its own offset) and advances ``end`` by ``T``.  Query ``t`` of row ``b``
@@ -16,25 +28,30 @@ with ``pos = -1``, so they occupy a slot but are masked for every later query.  
 caller's positions (e.g. ``cumsum(mask) - 1``), never the slot index, so left-padded rows decode
 exactly like unpadded ones.
 
-Rows are independent: ``reset_rows`` frees rows, and a row can be prefilled on its own in a
-1-row cache (``KVCache.init(cfg, 1, capacity)``) and copied in with ``set_row`` while the other
-rows keep decoding — this is what the rollout engine's continuous batching builds on.
+Rows are independent: ``reset_rows`` frees rows, ``take_rows``/``put_rows`` move a set of rows
+out of and back into the cache, and a row can be prefilled on its own in a 1-row cache
+(``KVCache.init(cfg, 1, capacity)``) and copied in with ``set_row`` while the other rows keep
+decoding — this is what the rollout engine's continuous batching builds on.
 The caller must keep ``end[b] + T <= capacity`` (XLA clamps out-of-range writes).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax.sharding import Mesh
 
 from prove_jax.models.config import ModelConfig
-from prove_jax.models.layers import write_rows
 from prove_jax.models.sharding import Rules, named_sharding
 
-KV_AXES = ("layers", "batch", "cache_seq", "kv_heads", "head_dim")
+KV_AXES = ("batch", "kv_heads", "cache_seq", "head_dim")
+"""Logical axes of one layer's K or V buffer (a stacked buffer has ``layers`` in front)."""
+
+LayerKV = Any  # a tuple of per-layer arrays, or one stacked array (scanned models)
 
 
 @jax.tree_util.register_dataclass
@@ -42,8 +59,8 @@ KV_AXES = ("layers", "batch", "cache_seq", "kv_heads", "head_dim")
 class KVCache:
     """See the module docstring for the layout.  A pytree: pass it through ``jit`` freely."""
 
-    k: jax.Array
-    v: jax.Array
+    k: LayerKV
+    v: LayerKV
     pos: jax.Array
     end: jax.Array
 
@@ -58,13 +75,14 @@ class KVCache:
     ) -> KVCache:
         """An empty cache (all slots ``pos=-1``); placed by the rules table when ``mesh`` is given."""
         dt = jnp.dtype(dtype or config.dtype)
-        shape = (config.num_layers, batch, capacity, config.num_kv_heads, config.head_dim)
-        cache = cls(
-            k=jnp.zeros(shape, dt),
-            v=jnp.zeros(shape, dt),
-            pos=jnp.full((batch, capacity), -1, jnp.int32),
-            end=jnp.zeros((batch,), jnp.int32),
-        )
+        shape = (batch, config.num_kv_heads, capacity, config.head_dim)
+        if config.scan_layers:
+            k: LayerKV = jnp.zeros((config.num_layers, *shape), dt)
+            v: LayerKV = jnp.zeros((config.num_layers, *shape), dt)
+        else:
+            k = tuple(jnp.zeros(shape, dt) for _ in range(config.num_layers))
+            v = tuple(jnp.zeros(shape, dt) for _ in range(config.num_layers))
+        cache = cls(k=k, v=v, pos=jnp.full((batch, capacity), -1, jnp.int32), end=jnp.zeros((batch,), jnp.int32))
         return cache if mesh is None else cache.shard(mesh, config.sharding_rules)
 
     @property
@@ -75,13 +93,41 @@ class KVCache:
     def capacity(self) -> int:
         return self.pos.shape[1]
 
+    @property
+    def stacked(self) -> bool:
+        """K/V held as one ``[layers, ...]`` array (scanned models) rather than one per layer."""
+        return not isinstance(self.k, tuple)
+
+    @property
+    def kv_bytes(self) -> int:
+        """Bytes of the K and V buffers (what a dense decode step reads)."""
+        return sum(x.size * x.dtype.itemsize for x in jax.tree.leaves((self.k, self.v)))
+
+    def kv_axes(self) -> tuple[str, ...]:
+        """Logical axes of each K/V leaf."""
+        return ("layers", *KV_AXES) if self.stacked else KV_AXES
+
+    def _map_kv(self, fn: Callable[[jax.Array, int], jax.Array]) -> tuple[LayerKV, LayerKV]:
+        """Apply ``fn(leaf, batch_axis)`` to every K/V leaf, keeping the container form."""
+        axis = 1 if self.stacked else 0
+        return jax.tree.map(lambda x: fn(x, axis), self.k), jax.tree.map(lambda x: fn(x, axis), self.v)
+
     def shard(self, mesh: Mesh, rules: Rules) -> KVCache:
         """Place the buffers: batch over data/fsdp, kv heads over tensor (per the rules)."""
-        kv = named_sharding(mesh, KV_AXES, self.k.shape, rules)
+        axes = self.kv_axes()
+        k, v = self._map_kv(lambda x, _: jax.device_put(x, named_sharding(mesh, axes, x.shape, rules)))
         pos = named_sharding(mesh, ("batch", "cache_seq"), self.pos.shape, rules)
         end = named_sharding(mesh, ("batch",), self.end.shape, rules)
-        put = jax.device_put
-        return KVCache(put(self.k, kv), put(self.v, kv), put(self.pos, pos), put(self.end, end))
+        return KVCache(k, v, jax.device_put(self.pos, pos), jax.device_put(self.end, end))
+
+    def constrain(self, mesh: Mesh, rules: Rules) -> KVCache:
+        """``with_sharding_constraint`` to the canonical placement (inside jit)."""
+        c = jax.lax.with_sharding_constraint
+        axes = self.kv_axes()
+        k, v = self._map_kv(lambda x, _: c(x, named_sharding(mesh, axes, x.shape, rules)))
+        pos = c(self.pos, named_sharding(mesh, ("batch", "cache_seq"), self.pos.shape, rules))
+        end = c(self.end, named_sharding(mesh, ("batch",), self.end.shape, rules))
+        return KVCache(k, v, pos, end)
 
     def next_positions(self) -> jax.Array:
         """``int32 [B]``: the position id that follows the last valid token of each row."""
@@ -93,22 +139,43 @@ class KVCache:
         end = jnp.where(rows, 0, self.end)
         return dataclasses.replace(self, pos=pos, end=end)
 
+    def take_rows(self, rows: jax.Array) -> KVCache:
+        """The rows ``rows: int [R]`` as an ``R``-row cache (out-of-range indices are clipped)."""
+        k, v = self._map_kv(lambda x, axis: jnp.take(x, rows, axis=axis, mode="clip"))
+        take = lambda x: jnp.take(x, rows, axis=0, mode="clip")  # noqa: E731
+        return KVCache(k, v, take(self.pos), take(self.end))
+
+    def put_rows(self, rows: jax.Array, src: KVCache) -> KVCache:
+        """Write the ``R`` rows of ``src`` back at ``rows`` (out-of-range indices are dropped)."""
+
+        def put(x: jax.Array, y: jax.Array, axis: int) -> jax.Array:
+            return x.at[(slice(None),) * axis + (rows,)].set(y.astype(x.dtype), mode="drop")
+
+        k = jax.tree.map(lambda x, y: put(x, y, 1 if self.stacked else 0), self.k, src.k)
+        v = jax.tree.map(lambda x, y: put(x, y, 1 if self.stacked else 0), self.v, src.v)
+        return KVCache(k, v, put(self.pos, src.pos, 0), put(self.end, src.end, 0))
+
     def row(self, b: int | jax.Array) -> KVCache:
         """A 1-row cache holding row ``b`` (same capacity)."""
-        take = lambda x, axis: jax.lax.dynamic_slice_in_dim(x, b, 1, axis=axis)  # noqa: E731
-        return KVCache(take(self.k, 1), take(self.v, 1), take(self.pos, 0), take(self.end, 0))
+        k, v = self._map_kv(lambda x, axis: jax.lax.dynamic_slice_in_dim(x, b, 1, axis=axis))
+        take = lambda x: jax.lax.dynamic_slice_in_dim(x, b, 1, axis=0)  # noqa: E731
+        return KVCache(k, v, take(self.pos), take(self.end))
 
     def set_row(self, b: int | jax.Array, src: KVCache) -> KVCache:
         """Copy the single row of ``src`` (e.g. an independently prefilled prompt) into row ``b``."""
-        if src.batch_size != 1 or src.capacity != self.capacity:
+        if src.batch_size != 1 or src.capacity != self.capacity or src.stacked != self.stacked:
             raise ValueError(
-                f"set_row needs a 1-row cache of capacity {self.capacity}, got "
-                f"batch={src.batch_size} capacity={src.capacity}"
+                f"set_row needs a 1-row cache of capacity {self.capacity} (stacked={self.stacked}), got "
+                f"batch={src.batch_size} capacity={src.capacity} stacked={src.stacked}"
             )
-        put = lambda x, y, axis: jax.lax.dynamic_update_slice_in_dim(x, y.astype(x.dtype), b, axis=axis)  # noqa: E731
-        return KVCache(
-            put(self.k, src.k, 1), put(self.v, src.v, 1), put(self.pos, src.pos, 0), put(self.end, src.end, 0)
-        )
+        axis = 1 if self.stacked else 0
+
+        def put(x: jax.Array, y: jax.Array, ax: int) -> jax.Array:
+            return jax.lax.dynamic_update_slice_in_dim(x, y.astype(x.dtype), b, axis=ax)
+
+        k = jax.tree.map(lambda x, y: put(x, y, axis), self.k, src.k)
+        v = jax.tree.map(lambda x, y: put(x, y, axis), self.v, src.v)
+        return KVCache(k, v, put(self.pos, src.pos, 0), put(self.end, src.end, 0))
 
     def plan_write(
         self, positions: jax.Array, attention_mask: jax.Array | None
@@ -121,8 +188,23 @@ class KVCache:
         b, t = positions.shape
         valid = jnp.ones((b, t), bool) if attention_mask is None else attention_mask.astype(bool)
         start = self.end
-        new_pos = write_rows(self.pos, jnp.where(valid, positions, -1).astype(jnp.int32), start)
+        new_pos = write_rows(self.pos, jnp.where(valid, positions, -1).astype(jnp.int32), start, axis=1)
         slots = jnp.arange(self.capacity, dtype=jnp.int32)
         q_slot = start[:, None] + jnp.arange(t, dtype=jnp.int32)[None, :]
         mask = (slots[None, None, :] <= q_slot[:, :, None]) & (new_pos[:, None, :] >= 0)
         return new_pos, mask[:, None, :, :], start, start + t
+
+
+def write_rows(buf: jax.Array, new: jax.Array, start: jax.Array, axis: int) -> jax.Array:
+    """Write ``new`` into ``buf`` at offset ``start[b]`` along ``axis`` of each batch row ``b``.
+
+    ``buf`` is ``[B, ...]`` and ``new`` has the same shape except along ``axis`` (counted in
+    ``buf``, batch included).  A vmapped ``dynamic_update_slice`` keeps shapes fixed while every
+    row has its own write index (continuous batching), and touches only the new entries: XLA
+    updates a donated buffer in place.  The caller guarantees ``start[b] + T <= S``.
+    """
+
+    def one(b: jax.Array, n: jax.Array, s: jax.Array) -> jax.Array:
+        return jax.lax.dynamic_update_slice_in_dim(b, n, s, axis=axis - 1)
+
+    return jax.vmap(one)(buf, new, start)

@@ -179,25 +179,50 @@ class Model(nnx.Module):
 
         if cfg.scan_layers:
             graphdef, state = nnx.split(self.layers)
+            if kv is None:
 
-            def body(carry: jax.Array, xs: tuple[Any, ...]) -> tuple[jax.Array, Any]:
-                st, k, v = xs
-                return block(graphdef, st, carry, k, v)
+                def body(carry: jax.Array, st: Any) -> tuple[jax.Array, None]:
+                    return block(graphdef, st, carry, None, None)[0], None
 
-            xs = (state, None, None) if kv is None else (state, kv[0], kv[1])
-            x, new_kv = jax.lax.scan(body, x, xs)
-            return x, new_kv
+                x, _ = jax.lax.scan(body, x, state)
+                return x, None
 
-        k_all, v_all = (None, None) if kv is None else (kv[0], kv[1])
+            # The scan carries the stacked cache: each layer reads its slice (a copy of that
+            # layer's cache) and writes back only the T new tokens, in place.
+            t = x.shape[1]
+
+            def cached_body(carry: tuple[Any, ...], st: Any) -> tuple[tuple[Any, ...], None]:
+                h, k_all, v_all, i = carry
+                y, (k_i, v_i) = block(graphdef, st, h, k_all[i], v_all[i])
+                k_all = _write_layer_tokens(k_all, k_i, i, start, t)
+                v_all = _write_layer_tokens(v_all, v_i, i, start, t)
+                return (y, k_all, v_all, i + 1), None
+
+            (x, k_all, v_all, _), _ = jax.lax.scan(cached_body, (x, kv[0], kv[1], jnp.int32(0)), state)
+            return x, (k_all, v_all)
+
+        new_k: list[jax.Array] = []
+        new_v: list[jax.Array] = []
         for i, layer in enumerate(self.layers):
             graphdef, state = nnx.split(layer)
-            k_i = None if k_all is None else k_all[i]
-            v_i = None if v_all is None else v_all[i]
+            k_i = None if kv is None else kv[0][i]
+            v_i = None if kv is None else kv[1][i]
             x, new_kv = block(graphdef, state, x, k_i, v_i)
             if new_kv is not None:
-                k_all = k_all.at[i].set(new_kv[0])
-                v_all = v_all.at[i].set(new_kv[1])
-        return x, (None if k_all is None else (k_all, v_all))
+                new_k.append(new_kv[0])
+                new_v.append(new_kv[1])
+        return x, (None if kv is None else (tuple(new_k), tuple(new_v)))
+
+
+def _write_layer_tokens(stack: jax.Array, layer: jax.Array, i: jax.Array, start: jax.Array, t: int) -> jax.Array:
+    """Copy the ``t`` tokens each row just wrote into ``layer: [B, KV, S, D]`` (at ``start[b]``)
+    into layer ``i`` of ``stack: [L, B, KV, S, D]``, touching only those entries."""
+
+    def one(buf: jax.Array, lay: jax.Array, s: jax.Array) -> jax.Array:  # buf [L, KV, S, D], lay [KV, S, D]
+        tokens = jax.lax.dynamic_slice_in_dim(lay, s, t, axis=1)
+        return jax.lax.dynamic_update_slice(buf, tokens[None], (i, jnp.int32(0), s, jnp.int32(0)))
+
+    return jax.vmap(one, in_axes=(1, 0, 0), out_axes=1)(stack, layer, start)
 
 
 def abstract_model(config: ModelConfig, mesh: Mesh | None = None) -> Model:

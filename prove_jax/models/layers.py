@@ -5,9 +5,11 @@ stays close to the HF one and an f32 model matches it to ~1e-6:
 
 * RMSNorm normalises in f32, casts back to the activation dtype, *then* multiplies the weight.
 * RoPE is the NeoX half-split form; angles in f32, cos/sin cast to the activation dtype.
-* Attention goes through ``jax.nn.dot_product_attention`` (f32 logits and softmax; a boolean mask
-  becomes a large finite negative, so fully-masked pad rows give uniform weights, never NaN) so
-  cuDNN / TPU kernels can be selected with ``ModelConfig.attention_impl``.
+* Attention without a cache (training, scoring) goes through ``jax.nn.dot_product_attention`` (f32
+  logits and softmax; a boolean mask becomes a large finite negative, so fully-masked pad rows
+  give uniform weights, never NaN) so cuDNN / TPU kernels can be selected with
+  ``ModelConfig.attention_impl``.  With a KV cache, ``cached_attention`` reads the cache in its
+  stored layout with the same numerics (see its docstring for why).
 
 Weights keep the HF ``nn.Linear`` orientation ``[out..., in...]`` with one named axis per
 dimension (q kernel ``[heads, head_dim, embed]``, o kernel ``[embed, heads, head_dim]``): XLA's dot
@@ -23,6 +25,7 @@ import jax
 import jax.numpy as jnp
 from flax import nnx
 
+from prove_jax.models.cache import write_rows
 from prove_jax.models.config import ModelConfig
 
 
@@ -146,45 +149,62 @@ class Attention(nnx.Module):
         if cfg.qk_norm:
             q, k = self.q_norm(q), self.k_norm(k)
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
-        new_kv = None
         if kv_write is not None:
             k_buf, v_buf, start = kv_write
-            k = write_rows(k_buf, k.astype(k_buf.dtype), start)
-            v = write_rows(v_buf, v.astype(v_buf.dtype), start)
-            new_kv = (k, v)
-        elif cfg.attention_impl != "cudnn" and cfg.num_heads != cfg.num_kv_heads:
-            # Training/prefill without a cache: the XLA path handles GQA by vmapping over the query
-            # groups, which costs transposes of the [B, N, T, S] probabilities; repeating K/V
-            # (q-sized) is cheaper (~10% of a CPU train step).  With a cache, K/V stay grouped so
-            # the (large) cache is never repeated; cuDNN handles GQA natively.
-            groups = cfg.num_heads // cfg.num_kv_heads
-            k, v = jnp.repeat(k, groups, axis=2), jnp.repeat(v, groups, axis=2)
-        out = jax.nn.dot_product_attention(
-            q,
-            k.astype(q.dtype),
-            v.astype(q.dtype),
-            mask=mask,
-            scale=cfg.scale,
-            is_causal=is_causal,
-            implementation=cfg.attention_impl,
-        )
+            # new tokens as [B, KV, T, D] (the cache layout), written at each row's own offset
+            k_buf = write_rows(k_buf, k.astype(k_buf.dtype).transpose(0, 2, 1, 3), start, axis=2)
+            v_buf = write_rows(v_buf, v.astype(v_buf.dtype).transpose(0, 2, 1, 3), start, axis=2)
+            out = cached_attention(q, k_buf, v_buf, mask, cfg.scale, cfg.attention_impl)
+            new_kv: tuple[jax.Array, jax.Array] | None = (k_buf, v_buf)
+        else:
+            new_kv = None
+            if cfg.attention_impl != "cudnn" and cfg.num_heads != cfg.num_kv_heads:
+                # Training/prefill without a cache: the XLA path handles GQA by vmapping over the
+                # query groups, which costs transposes of the [B, N, T, S] probabilities;
+                # repeating K/V (q-sized) is cheaper (~10% of a CPU train step).  cuDNN handles
+                # GQA natively.
+                groups = cfg.num_heads // cfg.num_kv_heads
+                k, v = jnp.repeat(k, groups, axis=2), jnp.repeat(v, groups, axis=2)
+            out = jax.nn.dot_product_attention(
+                q, k, v, mask=mask, scale=cfg.scale, is_causal=is_causal, implementation=cfg.attention_impl
+            )
         y = dense(out, self.o_proj[...], "nhd,ehd->ne")
         if cfg.o_bias:
             y = y + self.o_bias[...].astype(x.dtype)
         return y, new_kv
 
 
-def write_rows(buf: jax.Array, new: jax.Array, start: jax.Array) -> jax.Array:
-    """Write ``new: [B, T, ...]`` into ``buf: [B, S, ...]`` at slot ``start[b]`` of each row.
+_MASKED = -0.7 * float(jnp.finfo(jnp.float32).max)
+"""Score of a masked key: finite, so a row with every key masked gets uniform weights, not NaN."""
 
-    A vmapped ``dynamic_update_slice`` keeps shapes fixed while every row has its own write index
-    (continuous batching).  The caller guarantees ``start[b] + T <= S``; XLA would otherwise clamp.
+
+def cached_attention(
+    q: jax.Array, k_buf: jax.Array, v_buf: jax.Array, mask: jax.Array, scale: float, impl: str | None
+) -> jax.Array:
+    """GQA attention of ``q: [B, T, H, D]`` over a layer's cache ``[B, KV, S, D]`` under
+    ``mask: [B, 1, T, S]``; returns ``[B, T, H, D]``.
+
+    The cache is used in its stored layout: both dots are in canonical batched form (batch dims
+    ``B, KV`` leading; scores contract ``D``, values contract ``S``), so a decode step reads each
+    buffer once and never transposes or repeats it — ``jax.nn.dot_product_attention`` wants
+    ``[B, S, N, D]`` keys, which would transpose the whole cache every step.  Numerics follow its
+    XLA path: f32 scores, scale, finite mask value, f32 softmax, probabilities cast to the value
+    dtype.  With ``impl="cudnn"`` the cuDNN kernel is used instead (keys transposed for it).
     """
-
-    def one(b: jax.Array, n: jax.Array, s: jax.Array) -> jax.Array:
-        return jax.lax.dynamic_update_slice_in_dim(b, n, s, axis=0)
-
-    return jax.vmap(one)(buf, new, start)
+    b, t, h, d = q.shape
+    kv = k_buf.shape[1]
+    if impl == "cudnn":
+        kt, vt = k_buf.transpose(0, 2, 1, 3), v_buf.transpose(0, 2, 1, 3)
+        return jax.nn.dot_product_attention(q, kt.astype(q.dtype), vt.astype(q.dtype), mask=mask, scale=scale,
+                                            implementation="cudnn")
+    g = h // kv
+    qg = q.reshape(b, t, kv, g, d).transpose(0, 2, 3, 1, 4).reshape(b, kv, g * t, d)
+    s = jnp.einsum("bkqd,bksd->bkqs", qg, k_buf.astype(q.dtype), preferred_element_type=jnp.float32)
+    s = s * jnp.asarray(scale, jnp.float32)
+    s = jnp.where(mask[:, :, None], s.reshape(b, kv, g, t, -1), _MASKED)
+    p = jax.nn.softmax(s, axis=-1).astype(v_buf.dtype).reshape(b, kv, g * t, -1)
+    o = jnp.einsum("bkqs,bksd->bkqd", p, v_buf)
+    return o.reshape(b, kv, g, t, d).transpose(0, 3, 1, 2, 4).reshape(b, t, h, d).astype(q.dtype)
 
 
 class MLP(nnx.Module):

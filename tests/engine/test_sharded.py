@@ -20,7 +20,7 @@ def test_sharded_greedy_matches_single_device(sampler: Sampler, model, special, 
     sharded_model = load_hf(save_hf(model, tmp_path / "tiny"), mesh=mesh, dtype=jnp.float32)
     sharded = Sampler(sharded_model, ENGINE, stop_ids=special.stop_ids, vocab_limit=special.vocab_size)
     # Parameters, KV cache and slot state really live on the mesh: batch over fsdp, heads over tensor.
-    assert sharded.cache.k.sharding.spec[1] == "fsdp" and sharded.cache.k.sharding.spec[3] == "tensor"
+    assert sharded.cache.k[0].sharding.spec[0] == "fsdp" and sharded.cache.k[0].sharding.spec[1] == "tensor"
     assert sharded.state.tok.sharding.spec[0] == "fsdp"
     assert len(sharded.params["lm_head"][...].sharding.device_set) == 8
 
@@ -35,4 +35,4 @@ def test_sharded_greedy_matches_single_device(sampler: Sampler, model, special, 
     one = asyncio.run(go(sampler))
     many = asyncio.run(go(sharded))
     assert one == many
-    assert sharded.cache.k.sharding.spec[1] == "fsdp", "the cache stayed sharded through the programs"
+    assert sharded.cache.k[0].sharding.spec[0] == "fsdp", "the cache stayed sharded through the programs"

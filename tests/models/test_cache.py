@@ -18,7 +18,8 @@ def model(hf_cases):
 def test_cache_bookkeeping(model):
     tokens, mask, positions = batch()
     cache = KVCache.init(model.config, 2, CAPACITY)
-    assert cache.k.shape == (2, 2, CAPACITY, 2, 16) and cache.k.dtype == jnp.float32
+    assert len(cache.k) == 2 and not cache.stacked  # one [B, KV, S, D] buffer per layer
+    assert cache.k[0].shape == (2, 2, CAPACITY, 16) and cache.k[0].dtype == jnp.float32
     assert (np.asarray(cache.pos) == -1).all() and (np.asarray(cache.end) == 0).all()
     _, cache = cached_step(model, *j(tokens[:, :PREFILL], positions[:, :PREFILL], mask[:, :PREFILL]), cache)
     pos = np.asarray(cache.pos)
