@@ -70,16 +70,35 @@ class SlotState:
         )
 
 
-@jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class StepOut:
-    """What the host reads back from one program, per row of that program."""
+    """What the host reads back from one program, per row of that program (numpy, ``[R]`` each,
+    or ``[block, R]`` for a decode block).
 
-    tok: jax.Array
-    sample_logprob: jax.Array
-    model_logprob: jax.Array
-    emitted: jax.Array  # bool: ``tok`` is a new token of the row's turn
-    stopped: jax.Array  # bool: the turn ended with this token
+    On the device the five fields travel packed into one int32 ``[..., 5, R]`` array (floats
+    bit-cast), so reading a step back is one transfer instead of five: on a small model each
+    transfer costs about as much host time as the step's compute.
+    """
+
+    tok: np.ndarray
+    sample_logprob: np.ndarray
+    model_logprob: np.ndarray
+    emitted: np.ndarray  # bool: ``tok`` is a new token of the row's turn
+    stopped: np.ndarray  # bool: the turn ended with this token
+
+    @classmethod
+    def unpack(cls, packed: np.ndarray) -> StepOut:
+        a = np.asarray(packed)
+        return cls(tok=a[..., 0, :], sample_logprob=a[..., 1, :].view(np.float32),
+                   model_logprob=a[..., 2, :].view(np.float32), emitted=a[..., 3, :] != 0,
+                   stopped=a[..., 4, :] != 0)
+
+
+def _pack(tok: jax.Array, slp: jax.Array, mlp: jax.Array, emitted: jax.Array, stopped: jax.Array) -> jax.Array:
+    """The device side of :meth:`StepOut.unpack`."""
+    bits = lambda x: jax.lax.bitcast_convert_type(x.astype(jnp.float32), jnp.int32)  # noqa: E731
+    fields = [tok.astype(jnp.int32), bits(slp), bits(mlp), emitted.astype(jnp.int32), stopped.astype(jnp.int32)]
+    return jnp.stack(fields, axis=-2)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -165,7 +184,7 @@ def _is_stop(tok: jax.Array, stop_ids: tuple[int, ...]) -> jax.Array:
 
 def _decode(
     graph: _GraphKey, params: list[jax.Array], cache: KVCache, state: SlotState, st: _Static
-) -> tuple[KVCache, SlotState, StepOut]:
+) -> tuple[KVCache, SlotState, jax.Array]:
     model: Model = graph.merge(params)
     active = state.active
     logits, new = model(state.tok[:, None], state.pos[:, None], cache, attention_mask=active[:, None])
@@ -183,7 +202,7 @@ def _decode(
         active=active & ~stopped,
     )
     new, state = _place(new, state, st)
-    return new, state, StepOut(tok, slp, mlp, active, stopped)
+    return new, state, _pack(tok, slp, mlp, active, stopped)
 
 
 def _prefill(
@@ -193,7 +212,7 @@ def _prefill(
     state: SlotState,
     batch: dict[str, jax.Array],
     st: _Static,
-) -> tuple[KVCache, SlotState, StepOut]:
+) -> tuple[KVCache, SlotState, jax.Array]:
     model: Model = graph.merge(params)
     b = batch
     rows, lens = b["rows"], b["lens"]
@@ -227,15 +246,15 @@ def _prefill(
         top_p=upd(state.top_p, b["top_p"]),
     )
     cache, state = _place(cache, state, st)
-    return cache, state, StepOut(tok, slp, mlp, final, stopped)
+    return cache, state, _pack(tok, slp, mlp, final, stopped)
 
 
 def _decode_block(
     graph: _GraphKey, params: list[jax.Array], cache: KVCache, state: SlotState, st: _Static, k: int
-) -> tuple[KVCache, SlotState, StepOut]:
+) -> tuple[KVCache, SlotState, jax.Array]:
     """``k`` decode steps in one program; the outputs gain a leading ``[k]`` axis."""
 
-    def body(carry: tuple[KVCache, SlotState], _: None) -> tuple[tuple[KVCache, SlotState], StepOut]:
+    def body(carry: tuple[KVCache, SlotState], _: None) -> tuple[tuple[KVCache, SlotState], jax.Array]:
         c, s, out = _decode(graph, params, carry[0], carry[1], st)
         return (c, s), out
 
@@ -312,9 +331,9 @@ class Sampler:
             raise ValueError("update_params: the new params do not have the model's structure")
         self.params, self._leaves = params, leaves
 
-    def decode(self) -> StepOut:
+    def decode(self) -> jax.Array:
         """``config.decode_block`` tokens for every decoding row (idle rows are computed and
-        discarded); with a block > 1 every output field has a leading ``[block]`` axis."""
+        discarded), packed (read with ``StepOut.unpack``); a block > 1 adds a leading axis."""
         k = self.config.decode_block
         self.programs.add(("decode", k))
         if k == 1:
@@ -325,8 +344,9 @@ class Sampler:
             )
         return out
 
-    def prefill(self, batch: PrefillBatch) -> StepOut:
-        """Write one chunk into each listed row; rows whose prompt is complete start decoding."""
+    def prefill(self, batch: PrefillBatch) -> jax.Array:
+        """Write one chunk into each listed row; rows whose prompt is complete start decoding.
+        Returns the packed per-row outputs (``StepOut.unpack``)."""
         self.programs.add(("prefill", int(batch.tokens.shape[1])))
         arrays = {f.name: getattr(batch, f.name) for f in dataclasses.fields(batch)}
         self.cache, self.state, out = _prefill_jit(

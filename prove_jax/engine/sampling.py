@@ -62,6 +62,20 @@ def row_keys(seed: jax.Array, stream: jax.Array, index: jax.Array) -> jax.Array:
     return jax.vmap(one)(seed, stream, index)
 
 
+def first_argmax(x: jax.Array) -> jax.Array:
+    """``argmax`` over the last axis (lowest index among ties), as max + min-of-matching-index.
+
+    Same result as ``jnp.argmax`` for finite inputs, but two plain reductions instead of XLA's
+    variadic (value, index) reduce, which XLA:CPU runs 3-4x slower (16 x 152k: 1.0 vs 4.0 ms).
+    A row without a match (NaN) yields index 0, never an out-of-range id.
+    """
+    v = x.shape[-1]
+    ids = jnp.arange(v, dtype=jnp.int32)
+    hit = x == jnp.max(x, axis=-1, keepdims=True)
+    first = jnp.min(jnp.where(hit, ids, v), axis=-1)
+    return jnp.where(first < v, first, 0).astype(jnp.int32)
+
+
 def select(
     logits: jax.Array,
     keys: jax.Array,
@@ -73,21 +87,29 @@ def select(
     """Pick one token per row of ``logits [B, V]`` (f32).
 
     Returns ``(tokens int32 [B], sample_logprob f32 [B], model_logprob f32 [B])``; see the
-    module docstring for the two log-probs. Rows with ``temperature == 0`` are greedy.
+    module docstring for the two log-probs. Rows with ``temperature == 0`` are greedy. The
+    sampling half (noise, truncation, its log-normaliser) only runs when some row samples, and
+    log-probs are ``logit - logsumexp`` of the chosen id (no ``[B, V]`` log-softmax).
     """
     logits = logits.astype(jnp.float32)
-    model_lp = jax.nn.log_softmax(logits, axis=-1)
     masked = mask_vocab(logits, vocab_limit)
     greedy = temperature <= 0.0
-    safe_t = jnp.where(greedy, 1.0, temperature)
-    scaled = masked / safe_t[:, None]
-    need_trunc = jnp.any(~greedy & ((top_k > 0) | (top_p < 1.0)))
-    scaled = jax.lax.cond(need_trunc, _truncate, lambda s, k, p: s, scaled, top_k, top_p)
-    gumbel = jax.vmap(lambda k: jax.random.gumbel(k, (logits.shape[-1],), jnp.float32))(keys)
-    sampled = jnp.argmax(scaled + gumbel, axis=-1).astype(jnp.int32)
-    argmax = jnp.argmax(masked, axis=-1).astype(jnp.int32)
-    tokens = jnp.where(greedy, argmax, sampled)
-    sample_lp_all = jax.nn.log_softmax(scaled, axis=-1)
-    take = lambda a: jnp.take_along_axis(a, tokens[:, None], axis=-1)[:, 0]  # noqa: E731
-    sample_lp = jnp.where(greedy, 0.0, take(sample_lp_all))
-    return tokens, sample_lp, take(model_lp)
+    greedy_tok = first_argmax(masked)
+    take = lambda a, t: jnp.take_along_axis(a, t[:, None], axis=-1)[:, 0]  # noqa: E731
+
+    def sample(_: None) -> tuple[jax.Array, jax.Array]:
+        safe_t = jnp.where(greedy, 1.0, temperature)
+        scaled = masked / safe_t[:, None]
+        need_trunc = jnp.any(~greedy & ((top_k > 0) | (top_p < 1.0)))
+        scaled = jax.lax.cond(need_trunc, _truncate, lambda s, k, p: s, scaled, top_k, top_p)
+        gumbel = jax.vmap(lambda k: jax.random.gumbel(k, (logits.shape[-1],), jnp.float32))(keys)
+        tok = jnp.where(greedy, greedy_tok, first_argmax(scaled + gumbel))
+        lp = take(scaled, tok) - jax.nn.logsumexp(scaled, axis=-1)
+        return tok, jnp.where(greedy, 0.0, lp)
+
+    def all_greedy(_: None) -> tuple[jax.Array, jax.Array]:
+        return greedy_tok, jnp.zeros(greedy_tok.shape, jnp.float32)
+
+    tokens, sample_lp = jax.lax.cond(jnp.any(~greedy), sample, all_greedy, None)
+    model_lp = take(logits, tokens) - jax.nn.logsumexp(logits, axis=-1)
+    return tokens, sample_lp, model_lp

@@ -36,6 +36,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import jax
+import numpy as np
 
 from prove_jax.engine.config import EngineConfig, SamplingConfig
 from prove_jax.engine.sampler import PrefillBatch, Sampler, StepOut
@@ -111,7 +112,7 @@ class _Watcher:
         self.thread = threading.Thread(target=self._run, name="engine-watcher", daemon=True)
         self.thread.start()
 
-    def submit(self, out: StepOut, t_dispatch: float) -> asyncio.Future[Any]:
+    def submit(self, out: jax.Array, t_dispatch: float) -> asyncio.Future[Any]:
         fut: asyncio.Future[Any] = self.loop.create_future()
         self.q.put((out, t_dispatch, fut))
         return fut
@@ -124,7 +125,7 @@ class _Watcher:
         while (item := self.q.get()) is not None:
             out, t_dispatch, fut = item
             try:
-                host = jax.device_get(out)
+                host = StepOut.unpack(np.asarray(out))
                 err: BaseException | None = None
             except BaseException as exc:  # surfaced to the scheduler, never lost in the thread
                 host, err = None, exc
@@ -394,19 +395,23 @@ class Engine:
 
     def _consume_step(self, out: StepOut, rows: list[int] | None) -> None:
         indices = range(self.config.slots) if rows is None else rows
+        emitted = out.emitted.tolist()
+        if not any(emitted):
+            return
+        toks, mlps, slps, stops = out.tok.tolist(), out.model_logprob.tolist(), out.sample_logprob.tolist(), \
+            out.stopped.tolist()
         for j, r in enumerate(indices):
-            if not out.emitted[j]:
+            if not emitted[j]:
                 continue
             slot = self.slots[r]
             req = slot.request
             if req is None:  # pragma: no cover - device/host bookkeeping disagree
                 raise RuntimeError(f"row {r} emitted a token without a request")
-            tok = int(out.tok[j])
-            req.ids.append(tok)
-            req.logprobs.append(float(out.model_logprob[j]))
-            req.sample_logprobs.append(float(out.sample_logprob[j]))
+            req.ids.append(toks[j])
+            req.logprobs.append(mlps[j])
+            req.sample_logprobs.append(slps[j])
             self.stats.generated_tokens += 1
-            if out.stopped[j]:
+            if stops[j]:
                 self._finish(slot, req)
 
     def _finish(self, slot: _Slot, req: _Request) -> None:

@@ -148,7 +148,7 @@ class Model(nnx.Module):
         cfg = self.config
         out_dtype = jnp.dtype(cfg.logits_dtype)
         w = self.embed_tokens[...] if cfg.tie_word_embeddings else self.lm_head[...]
-        logits = dense(h, w, "ne,ve->nv", preferred_element_type=out_dtype)
+        logits = dense(h, w, preferred_element_type=out_dtype)
         if cfg.logits_scaling != 1.0:
             logits = logits / jnp.asarray(cfg.logits_scaling, out_dtype)
         return logits

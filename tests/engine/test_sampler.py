@@ -13,6 +13,7 @@ import pytest
 
 from prove_jax.engine import GREEDY, Engine, EngineConfig, Generation, Sampler, SamplingConfig, select
 from prove_jax.engine.sampler import compiled_program_count
+from prove_jax.engine.sampling import first_argmax
 from tests.engine import engine_testlib as lib
 from tests.engine.conftest import ENGINE
 
@@ -107,6 +108,16 @@ def test_select_masks_padded_vocab() -> None:
     top3 = real[-3:] - np.logaddexp.reduce(real[-3:])
     assert tok[2] >= limit - 3
     np.testing.assert_allclose(slp[2], top3[tok[2] - (limit - 3)], atol=1e-5)
+
+
+def test_first_argmax_matches_argmax_including_ties() -> None:
+    """The two-reduction argmax picks the same (lowest) index as numpy, ties and -inf included."""
+    rng = np.random.default_rng(0)
+    x = rng.integers(0, 4, (64, 37)).astype(np.float32)  # many ties per row
+    x[3] = -np.inf
+    x[5, :10] = np.inf
+    np.testing.assert_array_equal(np.asarray(jax.jit(first_argmax)(x)), np.argmax(x, axis=-1))
+    assert int(first_argmax(jnp.full((1, 5), jnp.nan))[0]) == 0  # never an out-of-range id
 
 
 def test_padded_vocab_rows_are_never_sampled(sampler: Sampler, special) -> None:
