@@ -59,10 +59,12 @@ class EngineConfig:
       are grouped; the rest of the batch keeps decoding between prefill calls).
     * ``prefills_per_step``: prefill calls dispatched between two decode steps; bounds how long
       decoding rows wait behind refills (chunked-prefill interleaving).
-    * ``decode_block``: decode steps run inside one compiled program (a ``lax.scan``), so the
-      host's per-dispatch cost (Python scheduling, the device→host copy) is paid once per
-      ``decode_block`` tokens. Stops are decided on device, so a row that stops mid-block just
-      idles for the rest of it; refills wait at most one block.
+    * ``decode_block``: up to this many decode steps run inside one compiled program (a
+      ``lax.while_loop``), so the host's per-dispatch cost (Python scheduling, the device→host
+      copy) is paid once per block. A block ends early right after any row's turn ends, so no
+      row idles inside a block and tool calls start as soon as with single steps. The scheduler
+      only uses blocks while every held slot is decoding (no episode is busy with tools), so
+      refills stay interleaved with single steps; a brand-new request waits at most one block.
 
     The KV cache holds ``max_len + max_chunk`` slots: the slack lets a right-padded chunk be
     written at any legal offset without XLA clamping the write onto valid entries.
@@ -74,7 +76,7 @@ class EngineConfig:
     max_chunk: int = 256
     prefill_rows: int = 2
     prefills_per_step: int = 1
-    decode_block: int = 1
+    decode_block: int = 8
 
     def __post_init__(self) -> None:
         for name in ("min_chunk", "max_chunk"):

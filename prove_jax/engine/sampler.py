@@ -250,20 +250,43 @@ def _prefill(
 
 
 def _decode_block(
-    graph: _GraphKey, params: list[jax.Array], cache: KVCache, state: SlotState, st: _Static, k: int
+    graph: _GraphKey,
+    params: list[jax.Array],
+    cache: KVCache,
+    state: SlotState,
+    expected: jax.Array,
+    st: _Static,
+    k: int,
 ) -> tuple[KVCache, SlotState, jax.Array]:
-    """``k`` decode steps in one program; the outputs gain a leading ``[k]`` axis."""
+    """Up to ``k`` decode steps in one program. Outputs ``[k, 5, R]``; steps not run are all
+    zeros, i.e. nothing emitted, so the host reads them as empty.
 
-    def body(carry: tuple[KVCache, SlotState], _: None) -> tuple[tuple[KVCache, SlotState], jax.Array]:
-        c, s, out = _decode(graph, params, carry[0], carry[1], st)
-        return (c, s), out
+    After the first step the block ends as soon as a row's turn ends, or any row the host
+    ``expected`` to be decoding is not (its turn ended in a program the host has not read yet).
+    So no row idles inside a block and a finished turn reaches the host after the same number
+    of programs as with single steps; between stops, the host pays its per-program cost once per
+    ``k`` tokens.
+    """
+    rows = state.tok.shape[0]
 
-    (cache, state), outs = jax.lax.scan(body, (cache, state), None, length=k)
+    def cond(c: tuple[Any, ...]) -> jax.Array:
+        i, _, s, _, ended = c
+        on_track = ~ended & ~jnp.any(expected & ~s.active)
+        return (i < k) & jnp.any(s.active) & ((i == 0) | on_track)
+
+    def body(c: tuple[Any, ...]) -> tuple[Any, ...]:
+        i, ca, s, outs, _ = c
+        ca, s, out = _decode(graph, params, ca, s, st)
+        outs = jax.lax.dynamic_update_slice(outs, out[None], (i, jnp.int32(0), jnp.int32(0)))
+        return i + 1, ca, s, outs, jnp.any(out[4] != 0)
+
+    init = (jnp.int32(0), cache, state, jnp.zeros((k, 5, rows), jnp.int32), jnp.bool_(False))
+    _, cache, state, outs, _ = jax.lax.while_loop(cond, body, init)
     return cache, state, outs
 
 
 _decode_jit = jax.jit(_decode, static_argnums=(0, 4), donate_argnums=(2, 3))
-_decode_block_jit = jax.jit(_decode_block, static_argnums=(0, 4, 5), donate_argnums=(2, 3))
+_decode_block_jit = jax.jit(_decode_block, static_argnums=(0, 5, 6), donate_argnums=(2, 3))
 _prefill_jit = jax.jit(_prefill, static_argnums=(0, 5), donate_argnums=(2, 3))
 
 
@@ -331,16 +354,19 @@ class Sampler:
             raise ValueError("update_params: the new params do not have the model's structure")
         self.params, self._leaves = params, leaves
 
-    def decode(self) -> jax.Array:
-        """``config.decode_block`` tokens for every decoding row (idle rows are computed and
-        discarded), packed (read with ``StepOut.unpack``); a block > 1 adds a leading axis."""
-        k = self.config.decode_block
+    def decode(self, block: int | None = None, expected: np.ndarray | None = None) -> jax.Array:
+        """One token for every decoding row (idle rows are computed and discarded), or with a
+        block > 1 (default ``config.decode_block``) up to that many, ending at the first finished
+        turn or at the first row of ``expected`` (bool ``[slots]``, default: all rows) found not
+        decoding; packed, read with ``StepOut.unpack`` (a block adds a leading ``[block]`` axis)."""
+        k = self.config.decode_block if block is None else int(block)
         self.programs.add(("decode", k))
         if k == 1:
             self.cache, self.state, out = _decode_jit(self.graph, self._leaves, self.cache, self.state, self.static)
         else:
+            exp = np.ones((self.config.slots,), bool) if expected is None else np.asarray(expected, bool)
             self.cache, self.state, out = _decode_block_jit(
-                self.graph, self._leaves, self.cache, self.state, self.static, k
+                self.graph, self._leaves, self.cache, self.state, exp, self.static, k
             )
         return out
 
@@ -368,4 +394,5 @@ class Sampler:
 
 def compiled_program_count() -> int:
     """Programs compiled so far by all samplers in this process (decode + prefill variants)."""
-    return int(_decode_jit._cache_size() + _prefill_jit._cache_size())  # type: ignore[attr-defined]
+    return int(_decode_jit._cache_size() + _decode_block_jit._cache_size()  # type: ignore[attr-defined]
+               + _prefill_jit._cache_size())  # type: ignore[attr-defined]

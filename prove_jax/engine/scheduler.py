@@ -211,7 +211,7 @@ class Engine:
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._watcher: _Watcher | None = None
-        self._inflight: deque[tuple[asyncio.Future[Any], list[int] | None]] = deque()
+        self._inflight: deque[tuple[asyncio.Future[Any], list[int] | None, int]] = deque()
         self._closing = False
 
     # ---- lifecycle --------------------------------------------------------------------------
@@ -353,19 +353,19 @@ class Engine:
                     batch, rows = picked
                     t = time.perf_counter()
                     out = self.sampler.prefill(batch)
-                    self._inflight.append((self._watcher.submit(out, t), rows))
+                    self._inflight.append((self._watcher.submit(out, t), rows, 1))
                     self.stats.prefill_calls += 1
                     dispatched += 1
                 if self._decoding():
+                    block = self.config.decode_block if self._only_decoding() else 1
                     t = time.perf_counter()
-                    out = self.sampler.decode()
-                    self._inflight.append((self._watcher.submit(out, t), None))
-                    self.stats.decode_steps += self.config.decode_block
+                    out = self.sampler.decode(block, self._decoding_rows() if block > 1 else None)
+                    self._inflight.append((self._watcher.submit(out, t), None, block))
                     dispatched += 1
                 # Read results one iteration behind: keep the just-dispatched work queued.
                 while self._inflight and (len(self._inflight) > dispatched or not dispatched):
-                    fut, rows = self._inflight.popleft()
-                    self._consume(await fut, rows)
+                    fut, rows, block = self._inflight.popleft()
+                    self._consume(await fut, rows, block)
                 if not dispatched and not self._inflight:
                     if self._closing and not any(s.request for s in self.slots):
                         return
@@ -380,17 +380,31 @@ class Engine:
                     s.request.future.set_exception(RuntimeError(f"engine scheduler failed: {exc!r}"))
             raise
 
+    def _decoding_rows(self) -> np.ndarray:
+        return np.array([s.request is not None and not s.pending for s in self.slots], bool)
+
+    def _only_decoding(self) -> bool:
+        """Every held slot is mid-turn with its prompt prefilled: no episode is doing host work
+        (tools, parsing) that will soon need a prefill, so multi-step decode programs cost no
+        slot time. Otherwise single steps keep refills interleaved with decoding."""
+        return all(s.request is not None and not s.pending for s in self.slots if s.owned or s.request is not None)
+
     def _work_ready(self) -> bool:
         return self._closing or any(s.request is not None for s in self.slots)
 
-    def _consume(self, out: StepOut, rows: list[int] | None) -> None:
+    def _consume(self, out: StepOut, rows: list[int] | None, block: int) -> None:
         """Append a program's tokens to their rows' turns; finish turns that stopped.
 
         A decode block carries ``[block, rows]`` outputs: consumed step by step, in order."""
-        if rows is None and self.config.decode_block > 1:
-            for i in range(self.config.decode_block):
+        if rows is None and block > 1:
+            for i in range(block):
+                if not out.emitted[i].any():
+                    break  # the block ended early (a turn finished, or nothing was decoding)
+                self.stats.decode_steps += 1
                 self._consume_step(StepOut(*(getattr(out, f.name)[i] for f in dataclasses.fields(out))), None)
             return
+        if rows is None:
+            self.stats.decode_steps += 1
         self._consume_step(out, rows)
 
     def _consume_step(self, out: StepOut, rows: list[int] | None) -> None:
