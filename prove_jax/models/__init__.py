@@ -6,6 +6,7 @@ Entry points::
     model = load_hf(path, mesh=None, dtype=jnp.bfloat16)       # HF dir -> sharded Model
     logits, cache = model(tokens, positions, cache=None, attention_mask=None)
     save_hf(model, out_dir)                                       # -> transformers-loadable dir
+    lp = sequence_logprobs(model, tokens, positions)              # fused head + log-softmax, [B, T-1]
 """
 
 from prove_jax.models.cache import KVCache
@@ -18,6 +19,7 @@ from prove_jax.models.config import (
 )
 from prove_jax.models.decoder import DecoderLayer, Model, abstract_model, init_model, state_shardings
 from prove_jax.models.hf_io import CheckpointMismatchError, load_hf, save_hf
+from prove_jax.models.logprobs import fused_logprobs, sequence_logprobs, token_logprobs
 from prove_jax.models.sharding import DEFAULT_RULES, logical_to_spec, make_mesh, parse_mesh_spec
 
 __all__ = [
@@ -32,11 +34,14 @@ __all__ = [
     "Qwen3Config",
     "UnsupportedConfigError",
     "abstract_model",
+    "fused_logprobs",
     "init_model",
     "load_hf",
     "logical_to_spec",
     "make_mesh",
     "parse_mesh_spec",
     "save_hf",
+    "sequence_logprobs",
     "state_shardings",
+    "token_logprobs",
 ]

@@ -1,0 +1,145 @@
+"""Per-token log-probs of chosen ids, straight from final hidden states (fused head + log-softmax).
+
+RL and SFT losses only ever need ``log p(target_t)`` for one id per position, never the
+``[tokens, vocab]`` log-softmax.  Going through full logits costs, per step, a ``[N, V]`` f32
+logits buffer, its log-softmax, a zero-filled ``[N, V]`` cotangent scattered at the targets and
+its sum with the softmax term; at Qwen's V = 151,936 and N = 16k tokens the logits alone are
+10 GB.  :func:`token_logprobs` computes the same numbers with a custom VJP:
+
+* forward, per chunk of tokens: logits (f32 accumulation), ``logsumexp`` and the target logit;
+  only the ``[N]`` normaliser is kept for the backward pass;
+* backward, per chunk: logits recomputed, ``dlogits = (onehot - softmax) * g`` formed in one
+  fused elementwise pass (no scatter), then ``dh = dlogits @ W`` and ``dW += dlogits^T h``.
+
+Peak memory is one ``[chunk, V]`` block instead of several ``[N, V]`` buffers, and on a tiny CPU
+model the train step is ~1.5x faster than differentiating ``log_softmax`` + ``take_along_axis``
+(``benchmarks/bench_models.py``).  Values and gradients equal the plain path to f32 rounding
+(``tests/models/test_logprobs.py``).  ``temperature`` divides the logits (the sampling
+distribution of a rollout at ``T != 1``); Granite's ``logits_scaling`` is folded in the same way.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import partial
+
+import jax
+import jax.numpy as jnp
+
+from prove_jax.models.decoder import Model
+
+DEFAULT_CHUNK_TOKENS = 4096
+
+
+def token_logprobs(
+    model: Model,
+    hidden: jax.Array,
+    targets: jax.Array,
+    *,
+    temperature: float = 1.0,
+    chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+) -> jax.Array:
+    """``log_softmax(model.logits(hidden) / temperature)[targets]`` as f32 ``[B, T]``.
+
+    ``hidden``: final-norm hidden states ``[B, T, E]`` (``Model.hidden_states``); ``targets``: int
+    ``[B, T]``.  Differentiable w.r.t. ``hidden`` and the head weights (tied embedding or
+    ``lm_head``), memory O(chunk x vocab).
+    """
+    cfg = model.config
+    w = model.embed_tokens[...] if cfg.tie_word_embeddings else model.lm_head[...]
+    scale = 1.0 / (float(cfg.logits_scaling) * float(temperature))
+    b, t, e = hidden.shape
+    lp = fused_logprobs(hidden.reshape(b * t, e), w, targets.reshape(b * t).astype(jnp.int32), scale, chunk_tokens)
+    return lp.reshape(b, t)
+
+
+def sequence_logprobs(
+    model: Model,
+    tokens: jax.Array,
+    positions: jax.Array,
+    attention_mask: jax.Array | None = None,
+    *,
+    temperature: float = 1.0,
+    chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
+) -> jax.Array:
+    """Teacher-forced ``log p(tokens[:, t+1] | tokens[:, :t+1])`` as f32 ``[B, T-1]``."""
+    mask = None if attention_mask is None else attention_mask[:, :-1]
+    h, _ = model.hidden_states(tokens[:, :-1], positions[:, :-1], attention_mask=mask)
+    return token_logprobs(model, h, tokens[:, 1:], temperature=temperature, chunk_tokens=chunk_tokens)
+
+
+def _chunks(n: int, chunk_tokens: int) -> tuple[int, int]:
+    """(chunk size, number of chunks) covering ``n`` rows; the last chunk is zero-padded."""
+    size = max(1, min(int(chunk_tokens), n))
+    return size, math.ceil(n / size)
+
+
+def _chunk_forward(h: jax.Array, w: jax.Array, tgt: jax.Array, scale: float) -> tuple[jax.Array, jax.Array]:
+    """Scaled f32 logits ``[c, V]`` of one chunk and their log-normaliser ``[c]``."""
+    logits = jnp.einsum("ne,ve->nv", h, w.astype(h.dtype), preferred_element_type=jnp.float32) * scale
+    return logits, jax.nn.logsumexp(logits, axis=-1)
+
+
+def _split(x: jax.Array, size: int, count: int) -> jax.Array:
+    pad = size * count - x.shape[0]
+    if pad:
+        x = jnp.pad(x, [(0, pad)] + [(0, 0)] * (x.ndim - 1))
+    return x.reshape(count, size, *x.shape[1:])
+
+
+@partial(jax.custom_vjp, nondiff_argnums=(3, 4))
+def fused_logprobs(h: jax.Array, w: jax.Array, targets: jax.Array, scale: float, chunk_tokens: int) -> jax.Array:
+    """``log_softmax(scale * h @ w.T)[targets]`` for ``h [N, E]``, ``w [V, E]``, ``targets [N]``."""
+    return _fused_fwd(h, w, targets, scale, chunk_tokens)[0]
+
+
+def _fused_fwd(
+    h: jax.Array, w: jax.Array, targets: jax.Array, scale: float, chunk_tokens: int
+) -> tuple[jax.Array, tuple[jax.Array, ...]]:
+    n = h.shape[0]
+    size, count = _chunks(n, chunk_tokens)
+
+    def one(hc: jax.Array, tc: jax.Array) -> tuple[jax.Array, jax.Array]:
+        logits, lse = _chunk_forward(hc, w, tc, scale)
+        return jnp.take_along_axis(logits, tc[:, None], axis=-1)[:, 0] - lse, lse
+
+    if count == 1:
+        lp, lse = one(h, targets)
+    else:
+        lp, lse = jax.lax.map(lambda xs: one(*xs), (_split(h, size, count), _split(targets, size, count)))
+        lp, lse = lp.reshape(-1)[:n], lse.reshape(-1)[:n]
+    return lp, (h, w, targets, lse)
+
+
+def _fused_bwd(scale: float, chunk_tokens: int, res: tuple[jax.Array, ...], g: jax.Array) -> tuple[jax.Array, ...]:
+    h, w, targets, lse = res
+    n, v = h.shape[0], w.shape[0]
+    size, count = _chunks(n, chunk_tokens)
+    ids = jnp.arange(v, dtype=jnp.int32)[None, :]
+
+    def one(hc: jax.Array, tc: jax.Array, lc: jax.Array, gc: jax.Array) -> tuple[jax.Array, jax.Array]:
+        logits, _ = _chunk_forward(hc, w, tc, scale)
+        p = jnp.exp(logits - lc[:, None])
+        # d logp[t] / d logits = onehot(t) - softmax; times the cotangent and the logit scale
+        d = (jnp.where(ids == tc[:, None], 1.0, 0.0) - p) * (gc * scale)[:, None]
+        dc = d.astype(hc.dtype)  # matmul inputs in the compute dtype, f32 accumulation
+        dh = jnp.einsum("nv,ve->ne", dc, w.astype(hc.dtype), preferred_element_type=jnp.float32)
+        dw = jnp.einsum("nv,ne->ve", dc, hc, preferred_element_type=jnp.float32)
+        return dh.astype(h.dtype), dw
+
+    g = g.astype(jnp.float32)
+    if count == 1:
+        dh, dw = one(h, targets, lse, g)
+    else:
+
+        def step(acc: jax.Array, xs: tuple[jax.Array, ...]) -> tuple[jax.Array, jax.Array]:
+            dh_c, dw_c = one(*xs)
+            return acc + dw_c, dh_c
+
+        xs = tuple(_split(x, size, count) for x in (h, targets, lse, g))  # padded rows have g = 0
+        dw, dh = jax.lax.scan(step, jnp.zeros(w.shape, jnp.float32), xs)
+        dh = dh.reshape(-1, h.shape[1])[:n]
+    return dh, dw.astype(w.dtype), None
+
+
+fused_logprobs.defvjp(_fused_fwd, _fused_bwd)
