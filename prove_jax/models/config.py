@@ -80,7 +80,8 @@ class ModelConfig:
     remat: str = "none"
     """Per-layer rematerialisation: ``none``, ``full`` (save nothing) or ``dots`` (save matmuls)."""
     attention_impl: str | None = None
-    """Passed to ``jax.nn.dot_product_attention(implementation=...)``: None/"xla" or "cudnn"."""
+    """Attention without a cache: ``"xla"`` / ``"cudnn"`` go to ``jax.nn.dot_product_attention``;
+    None lets it choose, except on CPU where a head-major einsum form is used (faster there)."""
     sharding_rules: Rules = DEFAULT_RULES
 
     def __post_init__(self) -> None:

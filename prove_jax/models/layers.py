@@ -91,22 +91,26 @@ class RMSNorm(nnx.Module):
 def rope_cos_sin(
     positions: jax.Array, head_dim: int, theta: float, dtype: jnp.dtype
 ) -> tuple[jax.Array, jax.Array]:
-    """cos/sin tables ``[B, T, head_dim]`` for integer positions ``[B, T]``.
+    """cos/sin tables ``[B, T, head_dim // 2]`` for integer positions ``[B, T]``.
 
     ``inv_freq = 1 / theta ** (arange(0, D, 2) / D)`` in f32, angles ``pos * inv_freq`` in f32,
-    duplicated halves (``cat(freqs, freqs)``), cast to the activation dtype like HF does.
+    cast to the activation dtype like HF does.  HF's tables are ``cat(freqs, freqs)``: both halves
+    are equal, so one half is kept.
     """
     inv_freq = 1.0 / (theta ** (jnp.arange(0, head_dim, 2, dtype=jnp.float32) / head_dim))
     angles = positions.astype(jnp.float32)[..., None] * inv_freq
-    emb = jnp.concatenate([angles, angles], axis=-1)
-    return jnp.cos(emb).astype(dtype), jnp.sin(emb).astype(dtype)
+    return jnp.cos(angles).astype(dtype), jnp.sin(angles).astype(dtype)
 
 
 def apply_rope(x: jax.Array, cos: jax.Array, sin: jax.Array) -> jax.Array:
-    """``x * cos + rotate_half(x) * sin`` on ``x: [B, T, N, D]`` (half-split, not interleaved)."""
+    """HF's ``x * cos + rotate_half(x) * sin`` on ``x: [B, T, N, D]`` (half-split, not
+    interleaved), written per half: ``[x1 c - x2 s, x2 c + x1 s]``.  The same products and sums,
+    so the same values; but the gradient is two elementwise halves and one concatenate instead
+    of slices, a negation and pad-and-add fusions (~8 % of a CPU train step)."""
     half = x.shape[-1] // 2
-    rotated = jnp.concatenate([-x[..., half:], x[..., :half]], axis=-1)
-    return x * cos[:, :, None, :] + rotated * sin[:, :, None, :]
+    x1, x2 = x[..., :half], x[..., half:]
+    c, s = cos[:, :, None, :], sin[:, :, None, :]
+    return jnp.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], axis=-1)
 
 
 class Attention(nnx.Module):
@@ -150,7 +154,7 @@ class Attention(nnx.Module):
 
         Without a cache, keys are the current tokens (``is_causal`` plus an optional key-padding
         ``mask``).  With ``kv_write=(k_buf, v_buf, start)`` the new post-RoPE K/V are written into
-        the per-layer buffers ``[B, S, KV, D]`` at per-row slot ``start[b]`` and the queries attend
+        the per-layer buffers ``[B, KV, S, D]`` at per-row slot ``start[b]`` and the queries attend
         over the whole buffer under ``mask: [B, 1, T, S]``.  Returns the output and updated buffers.
         """
         cfg = self.cfg
@@ -174,9 +178,12 @@ class Attention(nnx.Module):
                 # GQA natively.
                 groups = cfg.num_heads // cfg.num_kv_heads
                 k, v = jnp.repeat(k, groups, axis=2), jnp.repeat(v, groups, axis=2)
-            out = jax.nn.dot_product_attention(
-                q, k, v, mask=mask, scale=cfg.scale, is_causal=is_causal, implementation=cfg.attention_impl
-            )
+            if cfg.attention_impl is None and jax.default_backend() == "cpu":
+                out = head_major_attention(q, k, v, mask, is_causal, cfg.scale)
+            else:
+                out = jax.nn.dot_product_attention(
+                    q, k, v, mask=mask, scale=cfg.scale, is_causal=is_causal, implementation=cfg.attention_impl
+                )
         y = dense(out, self.o_proj[...], in_dims=2)
         if cfg.o_bias:
             y = y + self.o_bias[...].astype(x.dtype)
@@ -185,6 +192,30 @@ class Attention(nnx.Module):
 
 _MASKED = -0.7 * float(jnp.finfo(jnp.float32).max)
 """Score of a masked key: finite, so a row with every key masked gets uniform weights, not NaN."""
+
+
+def head_major_attention(
+    q: jax.Array, k: jax.Array, v: jax.Array, mask: jax.Array | None, is_causal: bool, scale: float
+) -> jax.Array:
+    """Attention of ``q, k, v: [B, T, N, D]`` (K/V already repeated to N heads) with the numerics
+    of ``jax.nn.dot_product_attention``'s XLA path, computed head-major.
+
+    Used without a cache when no implementation is requested and the backend is CPU: transposing
+    q/k/v to ``[B, N, T, D]`` once and running both dots in canonical batched form is ~10 % faster
+    per train step on XLA:CPU than the XLA path, which transposes inside each dot and its
+    gradients.  Elsewhere ``dot_product_attention`` is used so cuDNN / TPU kernels can be chosen.
+    """
+    t, s = q.shape[1], k.shape[1]
+    qh, kh, vh = (x.transpose(0, 2, 1, 3) for x in (q, k, v))
+    scores = jnp.einsum("bntd,bnsd->bnts", qh, kh, preferred_element_type=jnp.float32)
+    scores = scores * jnp.asarray(scale, jnp.float32)
+    keep = jnp.tril(jnp.ones((t, s), bool))[None, None] if is_causal else None
+    if mask is not None:
+        keep = mask if keep is None else keep & mask
+    if keep is not None:
+        scores = jnp.where(keep, scores, _MASKED)
+    p = jax.nn.softmax(scores, axis=-1).astype(v.dtype)
+    return jnp.einsum("bnts,bnsd->bntd", p, vh).transpose(0, 2, 1, 3)
 
 
 def cached_attention(
