@@ -177,7 +177,8 @@ def bench_episodes(workdir: Path, samples: int, slots: int, block: int) -> None:
     assert not any(r["failed"] for r in rollouts) and n_calls > 0
     print(f"INFO episodes: {len(rollouts)} in {wall:.2f}s, {n_calls} tool calls, "
           f"{stats.generated_tokens} sampled tokens, {stats.decode_steps} decode steps, "
-          f"{stats.prefill_calls} prefill calls, device busy {stats.device_busy_s:.2f}s idle "
+          f"{stats.prefill_calls} prefill calls ({stats.prefill_tokens} tokens; {stats.prefix_tokens} more "
+          f"copied from rows holding the same prompt, {stats.prefix_copies} copies), device busy {stats.device_busy_s:.2f}s idle "
           f"{stats.device_idle_s:.2f}s", flush=True)
     result("episodes_per_s", len(rollouts) / wall, "1/s", "none")
     result("device_wait_fraction", stats.device_wait_fraction, "frac", "0.2")

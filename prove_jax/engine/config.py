@@ -66,6 +66,12 @@ class EngineConfig:
       only uses blocks while every held slot is decoding (no episode is busy with tools), so
       refills stay interleaved with single steps; a brand-new request waits at most one block.
 
+    * ``share_prefixes``: a new sequence whose first chunks equal tokens already cached in another
+      row (a GRPO group's shared prompt, a common system prompt + tool schemas) copies those K/V
+      rows on device instead of prefilling them again. Only whole ``max_chunk`` chunks are
+      shared, so the row's remaining chunks — and its numerics — are exactly those of a prefill
+      from scratch.
+
     The KV cache holds ``max_len + max_chunk`` slots: the slack lets a right-padded chunk be
     written at any legal offset without XLA clamping the write onto valid entries.
     """
@@ -77,6 +83,7 @@ class EngineConfig:
     prefill_rows: int = 2
     prefills_per_step: int = 1
     decode_block: int = 8
+    share_prefixes: bool = True
 
     def __post_init__(self) -> None:
         for name in ("min_chunk", "max_chunk"):

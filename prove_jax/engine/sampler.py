@@ -285,7 +285,17 @@ def _decode_block(
     return cache, state, outs
 
 
+def _copy_prefix(cache: KVCache, dst: jax.Array, src: jax.Array, length: jax.Array, st: _Static) -> KVCache:
+    """Row ``dst`` := the first ``length`` slots of row ``src`` (the rest of ``dst`` freed)."""
+    row = cache.row(src)
+    keep = jnp.arange(cache.capacity, dtype=jnp.int32)[None, :] < length
+    row = dataclasses.replace(row, pos=jnp.where(keep, row.pos, -1), end=jnp.full((1,), length, jnp.int32))
+    out = cache.set_row(dst, row)
+    return out if st.mesh is None else out.constrain(st.mesh, st.rules)
+
+
 _decode_jit = jax.jit(_decode, static_argnums=(0, 4), donate_argnums=(2, 3))
+_copy_prefix_jit = jax.jit(_copy_prefix, static_argnums=(4,), donate_argnums=(0,))
 _decode_block_jit = jax.jit(_decode_block, static_argnums=(0, 5, 6), donate_argnums=(2, 3))
 _prefill_jit = jax.jit(_prefill, static_argnums=(0, 5), donate_argnums=(2, 3))
 
@@ -380,6 +390,12 @@ class Sampler:
         )
         return out
 
+    def copy_prefix(self, dst: int, src: int, length: int) -> None:
+        """Start row ``dst`` with the first ``length`` cached tokens of row ``src`` (e.g. the
+        shared prompt of a GRPO group): a device copy instead of prefilling them again."""
+        self.programs.add(("copy_prefix", 0))
+        self.cache = _copy_prefix_jit(self.cache, np.int32(dst), np.int32(src), np.int32(length), self.static)
+
     def empty_batch(self, chunk: int) -> PrefillBatch:
         """A prefill batch with every entry unused (the scheduler fills some of them in)."""
         p, s = self.config.prefill_rows, self.config.slots
@@ -394,5 +410,5 @@ class Sampler:
 
 def compiled_program_count() -> int:
     """Programs compiled so far by all samplers in this process (decode + prefill variants)."""
-    return int(_decode_jit._cache_size() + _decode_block_jit._cache_size()  # type: ignore[attr-defined]
-               + _prefill_jit._cache_size())  # type: ignore[attr-defined]
+    jits = (_decode_jit, _decode_block_jit, _prefill_jit, _copy_prefix_jit)
+    return int(sum(j._cache_size() for j in jits))  # type: ignore[attr-defined]

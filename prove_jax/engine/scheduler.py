@@ -66,6 +66,8 @@ class EngineStats:
     prefill_calls: int = 0
     prefill_tokens: int = 0
     prefill_padded_tokens: int = 0
+    prefix_copies: int = 0
+    prefix_tokens: int = 0  # prompt tokens copied from another row instead of prefilled
     generated_tokens: int = 0
     turns: int = 0
     device_busy_s: float = 0.0
@@ -98,6 +100,14 @@ class _Slot:
     reset: bool = True  # next prefill starts a fresh sequence
     request: _Request | None = None
     owned: bool = False
+    # (leader slot, prefix tokens): start from a copy of the leader's row once it holds them
+    copy_wait: tuple[int, list[int]] | None = None
+
+    def planned(self) -> list[int]:
+        """Tokens the row will hold once its dispatched and pending chunks have run."""
+        if self.copy_wait is not None:
+            return []
+        return self.fed + [t for c in self.pending for t in c] if self.request is not None else self.fed
 
 
 class _Watcher:
@@ -139,6 +149,21 @@ class _Watcher:
                 self.loop.call_soon_threadsafe(_resolve, fut, host, err)
             except RuntimeError:  # the event loop is gone (engine torn down mid-run)
                 return
+
+
+def _common_prefix(a: Sequence[int], b: Sequence[int], limit: int) -> int:
+    """Length of the common prefix of ``a`` and ``b``, at most ``limit``."""
+    n = min(len(a), len(b), limit)
+    if list(a[:n]) == list(b[:n]):
+        return n
+    lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if list(a[:mid]) == list(b[:mid]):
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def _resolve(fut: asyncio.Future[Any], value: Any, err: BaseException | None) -> None:
@@ -245,7 +270,7 @@ class Engine:
         index = await self._free.get()
         slot = self.slots[index]
         slot.owned, slot.reset = True, True
-        slot.fed, slot.pending = [], deque()
+        slot.fed, slot.pending, slot.copy_wait = [], deque(), None
         try:
             yield Session(self, slot, seed)
         finally:
@@ -286,6 +311,8 @@ class Engine:
         if slot.reset or len(context) <= n or context[:n] != slot.fed:
             # new sequence, or the caller rewound/edited history: start the row over
             slot.reset, slot.fed, n = True, [], 0
+            if cfg.share_prefixes:
+                n = self._share_prefix(slot, context)
         tail = context[n:]
         slot.pending = deque()
         pos = 0
@@ -301,11 +328,59 @@ class Engine:
         self._wake.set()
         return await fut
 
+    def _share_prefix(self, slot: _Slot, context: list[int]) -> int:
+        """Plan to start a new sequence from the longest whole-chunk prefix of ``context`` that
+        another row holds or is about to hold (its pending chunks count: a GRPO group's samples
+        arrive together); returns the number of tokens covered (0: prefill from scratch).
+
+        The row waits (``copy_wait``) until the leader's chunks covering the prefix have been
+        dispatched, then ``_dispatch_copies`` copies the leader's row on device. Programs run
+        in dispatch order and a row's ``fed`` is exactly what its cache holds, so the copy reads
+        the prefix. The remaining chunks are the ones a prefill from scratch would run.
+        """
+        chunk = self.config.max_chunk
+        limit = (len(context) - 1) // chunk * chunk  # keep >= 1 token to prefill (its logits)
+        if limit < chunk:
+            return 0
+        best, best_len = None, 0
+        for other in self.slots:
+            if other is slot:
+                continue
+            planned = other.planned()
+            if len(planned) < best_len + chunk:
+                continue
+            common = _common_prefix(planned, context, limit) // chunk * chunk
+            if common > best_len:
+                best, best_len = other, common
+        if best is None:
+            return 0
+        slot.copy_wait = (best.index, list(context[:best_len]))
+        return best_len
+
+    def _dispatch_copies(self) -> None:
+        """Copy rows for waiting sequences whose leader now holds their prefix; a sequence whose
+        leader went elsewhere (reset, rewound) falls back to prefilling the prefix itself."""
+        for slot in self.slots:
+            if slot.copy_wait is None:
+                continue
+            leader_index, prefix = slot.copy_wait
+            leader = self.slots[leader_index]
+            n = len(prefix)
+            if len(leader.fed) >= n and leader.fed[:n] == prefix:
+                self.sampler.copy_prefix(slot.index, leader.index, n)
+                slot.copy_wait, slot.reset, slot.fed = None, False, prefix
+                self.stats.prefix_copies += 1
+                self.stats.prefix_tokens += n
+            elif leader.planned()[:n] != prefix:
+                slot.copy_wait = None  # reset stays True: prefill from scratch
+                slot.pending.extendleft(reversed([prefix[i : i + self.config.max_chunk]
+                                                  for i in range(0, n, self.config.max_chunk)]))
+
     # ---- scheduler --------------------------------------------------------------------------
     def _prefill_batch(self) -> tuple[PrefillBatch, list[int]] | None:
         """Rows to prefill next: the oldest waiting row and up to ``prefill_rows - 1`` others whose
         next chunk falls in the same bucket."""
-        waiting = [s for s in self.slots if s.pending and s.request is not None]
+        waiting = [s for s in self.slots if s.pending and s.request is not None and s.copy_wait is None]
         if not waiting:
             return None
         waiting.sort(key=lambda s: s.request.t_submit if s.request else 0.0)
@@ -346,6 +421,7 @@ class Engine:
         try:
             while True:
                 dispatched = 0
+                self._dispatch_copies()  # before any prefill of this iteration (see _share_prefix)
                 for _ in range(self.config.prefills_per_step):
                     picked = self._prefill_batch()
                     if picked is None:

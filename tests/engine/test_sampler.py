@@ -160,6 +160,43 @@ def test_refill_does_not_change_rows(sampler: Sampler, special) -> None:
         assert len(gen.ids) == prompts_caps[i].max_new_tokens and gen.finish == "length"
 
 
+def test_group_prompt_is_prefilled_once(sampler: Sampler, special) -> None:
+    """A GRPO group (one prompt, several seeds) arriving together: the prompt's whole chunks are
+    prefilled once and copied on device to the other rows (a prompt that diverges mid-chunk
+    shares the chunks before it); every sample equals its own run from scratch, ids and
+    log-probs."""
+    sp = SamplingConfig(temperature=1.0, max_new_tokens=12)
+    limit = special.vocab_size
+    base = prompts_of([600], limit, seed=21)[0]  # two full 256-token chunks + 88
+    variant = base[:300] + prompts_of([100], limit, seed=22)[0]  # shares one full chunk
+    prompts, seeds = [base, base, base, variant], [1, 2, 3, 4]
+    gens, eng = run(sampler, prompts, sp, seeds=seeds)
+    assert eng.stats.prefix_copies == 3 and eng.stats.prefix_tokens == 512 + 512 + 256
+    assert eng.stats.prefill_tokens == 600 + 88 + 88 + 144  # only the unshared tails prefilled
+    assert len({tuple(g.ids) for g in gens[:3]}) > 1  # different seeds really sampled differently
+    for prompt, seed, gen in zip(prompts, seeds, gens, strict=True):
+        (alone,), solo = run(sampler, [prompt], sp, seeds=[seed])
+        assert solo.stats.prefix_copies == 0
+        assert alone.ids == gen.ids
+        np.testing.assert_allclose(alone.logprobs, gen.logprobs, atol=1e-6)
+
+
+def test_prefix_copy_falls_back_when_the_leader_moves_on(sampler: Sampler) -> None:
+    """If the leader row no longer holds (or plans) the prefix when the copy would be made, the
+    waiting row prefills the prefix itself: chunks in from-scratch order, no copy."""
+    eng = Engine(sampler, sampler.config)
+    chunk = sampler.config.max_chunk
+    prefix, tail = list(range(2 * chunk)), [7, 8, 9]
+    follower, leader = eng.slots[0], eng.slots[1]
+    follower.copy_wait = (leader.index, prefix)
+    follower.pending.append(tail)
+    leader.fed = [5] * (2 * chunk)  # the leader's row was reused for another sequence
+    eng._dispatch_copies()
+    assert follower.copy_wait is None and follower.reset and eng.stats.prefix_copies == 0
+    assert [len(c) for c in follower.pending] == [chunk, chunk, 3]
+    assert [t for c in follower.pending for t in c] == prefix + tail
+
+
 def test_stop_token_and_capacity(sampler: Sampler, special) -> None:
     """A turn stops at the template's end-of-turn id (which is returned as the last id); a row
     that reaches max_len stops with ``capacity``; a full context returns no ids at once."""
@@ -195,7 +232,7 @@ def test_no_recompilation_across_lengths(sampler: Sampler, special) -> None:
     run(sampler, prompts_of([7, 33, 90, 250, 31], special.vocab_size, seed=7), sp)
     assert compiled_program_count() == before
     kinds = {k for k, _ in sampler.programs}
-    assert kinds == {"decode", "prefill"}
+    assert kinds <= {"decode", "prefill", "copy_prefix"} and {"decode", "prefill"} <= kinds
     assert {c for k, c in sampler.programs if k == "prefill"} <= set(ENGINE.buckets)
 
 
