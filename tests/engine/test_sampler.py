@@ -13,7 +13,7 @@ import pytest
 
 from prove_jax.engine import GREEDY, Engine, EngineConfig, Generation, Sampler, SamplingConfig, select
 from prove_jax.engine.sampler import compiled_program_count
-from prove_jax.engine.sampling import first_argmax
+from prove_jax.engine.sampling import TOP_CANDIDATES, _truncate, first_argmax
 from tests.engine import engine_testlib as lib
 from tests.engine.conftest import ENGINE
 
@@ -118,6 +118,36 @@ def test_first_argmax_matches_argmax_including_ties() -> None:
     x[5, :10] = np.inf
     np.testing.assert_array_equal(np.asarray(jax.jit(first_argmax)(x)), np.argmax(x, axis=-1))
     assert int(first_argmax(jnp.full((1, 5), jnp.nan))[0]) == 0  # never an out-of-range id
+
+
+def _truncate_reference(x: np.ndarray, top_k: int, top_p: float) -> np.ndarray:
+    """The truncation rule with a full numpy sort: keep ranks < k whose preceding mass < top_p
+    (rank 0 always), then every value >= the smallest kept one."""
+    srt = np.sort(x)[::-1].astype(np.float64)
+    probs = np.exp(srt - np.logaddexp.reduce(srt))
+    before = np.cumsum(probs) - probs
+    k = top_k if top_k > 0 else len(x)
+    keep = (np.arange(len(x)) < k) & ((before < top_p) | (np.arange(len(x)) == 0))
+    return x >= srt[keep.sum() - 1]
+
+
+@pytest.mark.parametrize("flat", [False, True])
+def test_fast_truncation_matches_full_sort(flat: bool) -> None:
+    """The top-candidates path and its full-sort fallback keep exactly the ids of the rule, for
+    peaked rows (decided among the candidates) and flat ones (nucleus wider than them)."""
+    rng = np.random.default_rng(5)
+    v = 1000
+    scale = 0.05 if flat else 3.0
+    x = (rng.standard_normal((6, v)) * scale).astype(np.float32)
+    top_k = np.array([0, 5, 0, 300, 0, 1], np.int32)
+    top_p = np.array([0.9, 1.0, 0.5, 0.99, 0.999, 0.3], np.float32)
+    out = np.asarray(jax.jit(_truncate)(jnp.asarray(x), jnp.asarray(top_k), jnp.asarray(top_p)))
+    kept = np.isfinite(out)
+    for r in range(len(x)):
+        want = _truncate_reference(x[r], int(top_k[r]), float(top_p[r]))
+        np.testing.assert_array_equal(kept[r], want, err_msg=f"row {r}")
+    if flat:
+        assert kept[4].sum() > TOP_CANDIDATES  # the fallback really ran for this row
 
 
 def test_padded_vocab_rows_are_never_sampled(sampler: Sampler, special) -> None:
