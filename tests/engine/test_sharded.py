@@ -26,13 +26,17 @@ def test_sharded_greedy_matches_single_device(sampler: Sampler, model, special, 
 
     rng = np.random.default_rng(8)
     prompts = [[int(x) for x in rng.integers(0, special.vocab_size, n)] for n in (4, 11, 30, 17, 25)]
+    # two more rows share a 300-token prompt: the second copies the first one's K/V row on device
+    shared = [int(x) for x in rng.integers(0, special.vocab_size, 300)]
+    prompts += [shared, [*shared[:280], 7, 8, 9]]
     sp = dataclasses.replace(GREEDY, max_new_tokens=20)
 
-    async def go(s: Sampler) -> list[list[int]]:
+    async def go(s: Sampler) -> tuple[list[list[int]], int]:
         async with Engine(s, ENGINE, sampling=sp) as eng:
-            return [g.ids for g in await eng.generate(prompts)]
+            return [g.ids for g in await eng.generate(prompts)], eng.stats.prefix_copies
 
-    one = asyncio.run(go(sampler))
-    many = asyncio.run(go(sharded))
+    one, copies_one = asyncio.run(go(sampler))
+    many, copies_many = asyncio.run(go(sharded))
+    assert copies_one == copies_many == 1
     assert one == many
     assert sharded.cache.k[0].sharding.spec[0] == "fsdp", "the cache stayed sharded through the programs"
