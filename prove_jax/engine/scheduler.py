@@ -103,6 +103,11 @@ class _Slot:
     # (leader slot, prefix tokens): start from a copy of the leader's row once it holds them
     copy_wait: tuple[int, list[int]] | None = None
 
+    @property
+    def decoding(self) -> bool:
+        """Mid-turn with its prompt fully prefilled (so the device may be decoding it)."""
+        return self.request is not None and not self.pending
+
     def planned(self) -> list[int]:
         """Tokens the row will hold once its dispatched and pending chunks have run."""
         if self.copy_wait is not None:
@@ -154,16 +159,10 @@ class _Watcher:
 def _common_prefix(a: Sequence[int], b: Sequence[int], limit: int) -> int:
     """Length of the common prefix of ``a`` and ``b``, at most ``limit``."""
     n = min(len(a), len(b), limit)
-    if list(a[:n]) == list(b[:n]):
-        return n
-    lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if list(a[:mid]) == list(b[:mid]):
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
 
 
 def _resolve(fut: asyncio.Future[Any], value: Any, err: BaseException | None) -> None:
@@ -313,12 +312,7 @@ class Engine:
             slot.reset, slot.fed, n = True, [], 0
             if cfg.share_prefixes:
                 n = self._share_prefix(slot, context)
-        tail = context[n:]
-        slot.pending = deque()
-        pos = 0
-        for size in cfg.split(len(tail)):
-            slot.pending.append(tail[pos : pos + size])
-            pos += size
+        slot.pending = deque(self._chunks(context[n:]))
         fut: asyncio.Future[Generation] = asyncio.get_running_loop().create_future()
         slot.request = _Request(
             sampling=sampling, seed=int(seed) & 0xFFFFFFFF, stream=int(stream), future=fut,
@@ -357,6 +351,14 @@ class Engine:
         slot.copy_wait = (best.index, list(context[:best_len]))
         return best_len
 
+    def _chunks(self, tokens: list[int]) -> list[list[int]]:
+        """``tokens`` cut into prefill chunks (``EngineConfig.split``)."""
+        out, pos = [], 0
+        for size in self.config.split(len(tokens)):
+            out.append(tokens[pos : pos + size])
+            pos += size
+        return out
+
     def _dispatch_copies(self) -> None:
         """Copy rows for waiting sequences whose leader now holds their prefix; a sequence whose
         leader went elsewhere (reset, rewound) falls back to prefilling the prefix itself."""
@@ -373,8 +375,7 @@ class Engine:
                 self.stats.prefix_tokens += n
             elif leader.planned()[:n] != prefix:
                 slot.copy_wait = None  # reset stays True: prefill from scratch
-                slot.pending.extendleft(reversed([prefix[i : i + self.config.max_chunk]
-                                                  for i in range(0, n, self.config.max_chunk)]))
+                slot.pending.extendleft(reversed(self._chunks(prefix)))
 
     # ---- scheduler --------------------------------------------------------------------------
     def _prefill_batch(self) -> tuple[PrefillBatch, list[int]] | None:
@@ -414,7 +415,7 @@ class Engine:
 
     def _decoding(self) -> bool:
         """Whether any row may be decoding (its prompt is fully prefilled, turn not finished)."""
-        return any(s.request is not None and not s.pending for s in self.slots)
+        return any(s.decoding for s in self.slots)
 
     async def _loop(self) -> None:
         assert self._wake is not None and self._watcher is not None
@@ -457,13 +458,13 @@ class Engine:
             raise
 
     def _decoding_rows(self) -> np.ndarray:
-        return np.array([s.request is not None and not s.pending for s in self.slots], bool)
+        return np.array([s.decoding for s in self.slots], bool)
 
     def _only_decoding(self) -> bool:
         """Every held slot is mid-turn with its prompt prefilled: no episode is doing host work
         (tools, parsing) that will soon need a prefill, so multi-step decode programs cost no
         slot time. Otherwise single steps keep refills interleaved with decoding."""
-        return all(s.request is not None and not s.pending for s in self.slots if s.owned or s.request is not None)
+        return all(s.decoding for s in self.slots if s.owned or s.request is not None)
 
     def _work_ready(self) -> bool:
         return self._closing or any(s.request is not None for s in self.slots)

@@ -107,27 +107,32 @@ class KVCache:
         """Logical axes of each K/V leaf."""
         return ("layers", *KV_AXES) if self.stacked else KV_AXES
 
-    def _map_kv(self, fn: Callable[[jax.Array, int], jax.Array]) -> tuple[LayerKV, LayerKV]:
-        """Apply ``fn(leaf, batch_axis)`` to every K/V leaf, keeping the container form."""
+    def _map(self, fn: Callable[[jax.Array, Any, int], jax.Array], src: KVCache | None = None) -> KVCache:
+        """Every array through ``fn(x, y, batch_axis)``; ``y`` is ``src``'s matching array (or
+        ``x`` itself). K/V keep their container form (per-layer tuple or stacked array)."""
+        other = self if src is None else src
         axis = 1 if self.stacked else 0
-        return jax.tree.map(lambda x: fn(x, axis), self.k), jax.tree.map(lambda x: fn(x, axis), self.v)
+        k = jax.tree.map(lambda x, y: fn(x, y, axis), self.k, other.k)
+        v = jax.tree.map(lambda x, y: fn(x, y, axis), self.v, other.v)
+        return KVCache(k, v, fn(self.pos, other.pos, 0), fn(self.end, other.end, 0))
+
+    def _placed(self, mesh: Mesh, rules: Rules, put: Callable[[jax.Array, Any], jax.Array]) -> KVCache:
+        kv_axes = self.kv_axes()
+        axes = {self.pos.ndim: ("batch", "cache_seq"), self.end.ndim: ("batch",)}
+
+        def place(x: jax.Array, _: Any, axis: int) -> jax.Array:
+            logical = kv_axes if x.ndim == len(kv_axes) else axes[x.ndim]
+            return put(x, named_sharding(mesh, logical, x.shape, rules))
+
+        return self._map(place)
 
     def shard(self, mesh: Mesh, rules: Rules) -> KVCache:
         """Place the buffers: batch over data/fsdp, kv heads over tensor (per the rules)."""
-        axes = self.kv_axes()
-        k, v = self._map_kv(lambda x, _: jax.device_put(x, named_sharding(mesh, axes, x.shape, rules)))
-        pos = named_sharding(mesh, ("batch", "cache_seq"), self.pos.shape, rules)
-        end = named_sharding(mesh, ("batch",), self.end.shape, rules)
-        return KVCache(k, v, jax.device_put(self.pos, pos), jax.device_put(self.end, end))
+        return self._placed(mesh, rules, jax.device_put)
 
     def constrain(self, mesh: Mesh, rules: Rules) -> KVCache:
         """``with_sharding_constraint`` to the canonical placement (inside jit)."""
-        c = jax.lax.with_sharding_constraint
-        axes = self.kv_axes()
-        k, v = self._map_kv(lambda x, _: c(x, named_sharding(mesh, axes, x.shape, rules)))
-        pos = c(self.pos, named_sharding(mesh, ("batch", "cache_seq"), self.pos.shape, rules))
-        end = c(self.end, named_sharding(mesh, ("batch",), self.end.shape, rules))
-        return KVCache(k, v, pos, end)
+        return self._placed(mesh, rules, jax.lax.with_sharding_constraint)
 
     def next_positions(self) -> jax.Array:
         """``int32 [B]``: the position id that follows the last valid token of each row."""
@@ -141,25 +146,17 @@ class KVCache:
 
     def take_rows(self, rows: jax.Array) -> KVCache:
         """The rows ``rows: int [R]`` as an ``R``-row cache (out-of-range indices are clipped)."""
-        k, v = self._map_kv(lambda x, axis: jnp.take(x, rows, axis=axis, mode="clip"))
-        take = lambda x: jnp.take(x, rows, axis=0, mode="clip")  # noqa: E731
-        return KVCache(k, v, take(self.pos), take(self.end))
+        return self._map(lambda x, _, axis: jnp.take(x, rows, axis=axis, mode="clip"))
 
     def put_rows(self, rows: jax.Array, src: KVCache) -> KVCache:
         """Write the ``R`` rows of ``src`` back at ``rows`` (out-of-range indices are dropped)."""
-
-        def put(x: jax.Array, y: jax.Array, axis: int) -> jax.Array:
-            return x.at[(slice(None),) * axis + (rows,)].set(y.astype(x.dtype), mode="drop")
-
-        k = jax.tree.map(lambda x, y: put(x, y, 1 if self.stacked else 0), self.k, src.k)
-        v = jax.tree.map(lambda x, y: put(x, y, 1 if self.stacked else 0), self.v, src.v)
-        return KVCache(k, v, put(self.pos, src.pos, 0), put(self.end, src.end, 0))
+        return self._map(
+            lambda x, y, axis: x.at[(slice(None),) * axis + (rows,)].set(y.astype(x.dtype), mode="drop"), src
+        )
 
     def row(self, b: int | jax.Array) -> KVCache:
         """A 1-row cache holding row ``b`` (same capacity)."""
-        k, v = self._map_kv(lambda x, axis: jax.lax.dynamic_slice_in_dim(x, b, 1, axis=axis))
-        take = lambda x: jax.lax.dynamic_slice_in_dim(x, b, 1, axis=0)  # noqa: E731
-        return KVCache(k, v, take(self.pos), take(self.end))
+        return self._map(lambda x, _, axis: jax.lax.dynamic_slice_in_dim(x, b, 1, axis=axis))
 
     def set_row(self, b: int | jax.Array, src: KVCache) -> KVCache:
         """Copy the single row of ``src`` (e.g. an independently prefilled prompt) into row ``b``."""
@@ -168,14 +165,9 @@ class KVCache:
                 f"set_row needs a 1-row cache of capacity {self.capacity} (stacked={self.stacked}), got "
                 f"batch={src.batch_size} capacity={src.capacity} stacked={src.stacked}"
             )
-        axis = 1 if self.stacked else 0
-
-        def put(x: jax.Array, y: jax.Array, ax: int) -> jax.Array:
-            return jax.lax.dynamic_update_slice_in_dim(x, y.astype(x.dtype), b, axis=ax)
-
-        k = jax.tree.map(lambda x, y: put(x, y, axis), self.k, src.k)
-        v = jax.tree.map(lambda x, y: put(x, y, axis), self.v, src.v)
-        return KVCache(k, v, put(self.pos, src.pos, 0), put(self.end, src.end, 0))
+        return self._map(
+            lambda x, y, axis: jax.lax.dynamic_update_slice_in_dim(x, y.astype(x.dtype), b, axis=axis), src
+        )
 
     def plan_write(
         self, positions: jax.Array, attention_mask: jax.Array | None

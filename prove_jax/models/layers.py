@@ -194,6 +194,15 @@ _MASKED = -0.7 * float(jnp.finfo(jnp.float32).max)
 """Score of a masked key: finite, so a row with every key masked gets uniform weights, not NaN."""
 
 
+def _attention_probs(scores: jax.Array, keep: jax.Array | None, scale: float, dtype: jnp.dtype) -> jax.Array:
+    """The XLA ``dot_product_attention`` numerics on f32 ``scores``: scale, mask to a finite
+    large negative, f32 softmax, probabilities cast to the value dtype."""
+    scores = scores * jnp.asarray(scale, jnp.float32)
+    if keep is not None:
+        scores = jnp.where(keep, scores, _MASKED)
+    return jax.nn.softmax(scores, axis=-1).astype(dtype)
+
+
 def head_major_attention(
     q: jax.Array, k: jax.Array, v: jax.Array, mask: jax.Array | None, is_causal: bool, scale: float
 ) -> jax.Array:
@@ -208,13 +217,10 @@ def head_major_attention(
     t, s = q.shape[1], k.shape[1]
     qh, kh, vh = (x.transpose(0, 2, 1, 3) for x in (q, k, v))
     scores = jnp.einsum("bntd,bnsd->bnts", qh, kh, preferred_element_type=jnp.float32)
-    scores = scores * jnp.asarray(scale, jnp.float32)
     keep = jnp.tril(jnp.ones((t, s), bool))[None, None] if is_causal else None
     if mask is not None:
         keep = mask if keep is None else keep & mask
-    if keep is not None:
-        scores = jnp.where(keep, scores, _MASKED)
-    p = jax.nn.softmax(scores, axis=-1).astype(v.dtype)
+    p = _attention_probs(scores, keep, scale, v.dtype)
     return jnp.einsum("bnts,bnsd->bntd", p, vh).transpose(0, 2, 1, 3)
 
 
@@ -240,9 +246,7 @@ def cached_attention(
     g = h // kv
     qg = q.reshape(b, t, kv, g, d).transpose(0, 2, 3, 1, 4).reshape(b, kv, g * t, d)
     s = jnp.einsum("bkqd,bksd->bkqs", qg, k_buf.astype(q.dtype), preferred_element_type=jnp.float32)
-    s = s * jnp.asarray(scale, jnp.float32)
-    s = jnp.where(mask[:, :, None], s.reshape(b, kv, g, t, -1), _MASKED)
-    p = jax.nn.softmax(s, axis=-1).astype(v_buf.dtype).reshape(b, kv, g * t, -1)
+    p = _attention_probs(s.reshape(b, kv, g, t, -1), mask[:, :, None], scale, v_buf.dtype).reshape(b, kv, g * t, -1)
     o = jnp.einsum("bkqs,bksd->bkqd", p, v_buf)
     return o.reshape(b, kv, g, t, d).transpose(0, 3, 1, 2, 4).reshape(b, t, h, d).astype(q.dtype)
 

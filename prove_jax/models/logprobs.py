@@ -74,7 +74,7 @@ def _chunks(n: int, chunk_tokens: int) -> tuple[int, int]:
     return size, math.ceil(n / size)
 
 
-def _chunk_forward(h: jax.Array, w: jax.Array, tgt: jax.Array, scale: float) -> tuple[jax.Array, jax.Array]:
+def _chunk_forward(h: jax.Array, w: jax.Array, scale: float) -> tuple[jax.Array, jax.Array]:
     """Scaled f32 logits ``[c, V]`` of one chunk and their log-normaliser ``[c]``."""
     logits = jnp.einsum("ne,ve->nv", h, w.astype(h.dtype), preferred_element_type=jnp.float32) * scale
     return logits, jax.nn.logsumexp(logits, axis=-1)
@@ -100,7 +100,7 @@ def _fused_fwd(
     size, count = _chunks(n, chunk_tokens)
 
     def one(hc: jax.Array, tc: jax.Array) -> tuple[jax.Array, jax.Array]:
-        logits, lse = _chunk_forward(hc, w, tc, scale)
+        logits, lse = _chunk_forward(hc, w, scale)
         return jnp.take_along_axis(logits, tc[:, None], axis=-1)[:, 0] - lse, lse
 
     if count == 1:
@@ -118,7 +118,7 @@ def _fused_bwd(scale: float, chunk_tokens: int, res: tuple[jax.Array, ...], g: j
     ids = jnp.arange(v, dtype=jnp.int32)[None, :]
 
     def one(hc: jax.Array, tc: jax.Array, lc: jax.Array, gc: jax.Array) -> tuple[jax.Array, jax.Array]:
-        logits, _ = _chunk_forward(hc, w, tc, scale)
+        logits, _ = _chunk_forward(hc, w, scale)
         p = jnp.exp(logits - lc[:, None])
         # d logp[t] / d logits = onehot(t) - softmax; times the cotangent and the logit scale
         d = (jnp.where(ids == tc[:, None], 1.0, 0.0) - p) * (gc * scale)[:, None]
