@@ -11,6 +11,9 @@ Figures (each also printed as ``RESULT <name> <value> <unit> goal=<goal>``):
   computes the mean next-token NLL its own standard way: ours with the trainer's fused head +
   log-softmax (``models/logprobs.py``), transformers with ``labels=`` (its cross-entropy loss).
   Our plain logits -> ``log_softmax`` -> ``take_along_axis`` path is timed and printed as well.
+  The goal figure is the §7 fixture at batch 8 x 128 tokens; ``--extra-shapes`` (default 8x129
+  and 16x128) and a wider model are printed too, with page faults per step: the process runs
+  with ``configure_host_allocator()`` like the launcher (``prove_jax/host_memory.py``).
 * ``load_time_vs_transformers``: ``from_pretrained`` seconds over ``load_hf`` seconds for a ~1 GB
   bf16 Qwen3-shaped checkpoint in 200 MB shards (page cache warmed first, each in a fresh process).
 * ``load_peak_rss_over_ckpt``: RSS high-water (``VmHWM``) during ``load_hf`` minus the RSS before
@@ -23,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -36,6 +40,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from prove_jax.host_memory import configure_host_allocator  # noqa: E402
 from tests.models.models_testlib import COMMON as _FIXTURE  # noqa: E402  (the §7 tiny fixture, one definition)
 
 # Throughput models.  TINY is the Qwen3 fixture of reference/model_architectures.md §7 (the
@@ -78,7 +83,7 @@ def result(name: str, value: float, unit: str, goal: str) -> None:
 # --- forward + backward throughput -----------------------------------------------------------
 
 
-def bench_fwd_bwd(workdir: Path, arch: dict, label: str) -> float:
+def bench_fwd_bwd(workdir: Path, arch: dict, label: str, batch: int = BATCH, seq: int = SEQ) -> float:
     import jax
     import jax.numpy as jnp
     import torch
@@ -94,8 +99,8 @@ def bench_fwd_bwd(workdir: Path, arch: dict, label: str) -> float:
     model = load_hf(workdir / label, dtype=jnp.float32)
 
     rng = np.random.default_rng(0)
-    tokens = rng.integers(0, arch["vocab_size"], (BATCH, SEQ)).astype(np.int64)
-    positions = np.broadcast_to(np.arange(SEQ), (BATCH, SEQ)).astype(np.int32)
+    tokens = rng.integers(0, arch["vocab_size"], (batch, seq)).astype(np.int64)
+    positions = np.broadcast_to(np.arange(seq), (batch, seq)).astype(np.int32)
 
     def loss_fn(m, tok, pos):
         # the trainer's path: fused head + log-softmax of the target ids (models/logprobs.py)
@@ -139,6 +144,7 @@ def bench_fwd_bwd(workdir: Path, arch: dict, label: str) -> float:
 
     loss_t = torch_step()  # warm-up
     jax_times, nnx_times, torch_times, plain_times = [], [], [], []
+    faults = {"jax": [], "torch": []}  # minor page faults per step (see prove_jax/host_memory.py)
     runs = {
         "jax": (jax_times, lambda: jax.block_until_ready(pure_step(state, tok_j, pos_j))),
         "torch": (torch_times, torch_step),
@@ -149,17 +155,20 @@ def bench_fwd_bwd(workdir: Path, arch: dict, label: str) -> float:
     # torch's worker threads keep spinning after a step, so step-by-step interleaving slows
     # whichever side runs next (torch measured 36 ms/step interleaved vs 21 ms alone).
     for _ in range(ROUNDS):
-        for times, fn in runs.values():
+        for side, (times, fn) in runs.items():
             time.sleep(0.3)
             fn()
             for _ in range(ITERS):
+                f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
                 t0 = time.perf_counter()
                 fn()
                 times.append(time.perf_counter() - t0)
+                if side in faults:
+                    faults[side].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
     jax_s, torch_s = min(jax_times), min(torch_times)
 
-    n_tok = BATCH * (SEQ - 1)
-    print(f"fwd+bwd {label}: Qwen3 {arch}, batch={BATCH} seq={SEQ} f32, best of {ROUNDS} "
+    n_tok = batch * (seq - 1)
+    print(f"fwd+bwd {label}: Qwen3 {arch}, batch={batch} seq={seq} f32, best of {ROUNDS} "
           f"alternating blocks of {ITERS} steps")
     print(f"  loss jax={float(loss_j):.6f} (plain-logits path {float(loss_plain):.6f}) torch={loss_t:.6f} "
           "(same weights)")
@@ -172,6 +181,9 @@ def bench_fwd_bwd(workdir: Path, arch: dict, label: str) -> float:
         f"  torch eager: {torch_s * 1e3:.1f} ms/step (median {np.median(torch_times) * 1e3:.1f}), "
         f"{n_tok / torch_s:.0f} tok/s (threads={torch.get_num_threads()})"
     )
+    temp_mb = pure_step.lower(state, tok_j, pos_j).compile().memory_analysis().temp_size_in_bytes / 1e6
+    print(f"  page faults per step (median): jax {np.median(faults['jax']):.0f} (XLA temporaries {temp_mb:.1f} MB), "
+          f"torch {np.median(faults['torch']):.0f}")
     return torch_s / jax_s
 
 
@@ -334,7 +346,10 @@ def main() -> None:
     parser.add_argument("dir", nargs="?", help="output directory for make-ckpt")
     parser.add_argument("--skip-load", action="store_true")
     parser.add_argument("--skip-fwd-bwd", action="store_true")
+    parser.add_argument("--extra-shapes", default="8x129,16x128",
+                        help="more BATCHxSEQ shapes for the tiny model, printed but not the goal figure ('' for none)")
     args = parser.parse_args()
+    extra = [tuple(int(v) for v in shape.split("x")) for shape in args.extra_shapes.split(",") if shape]
     if args.command == "make-ckpt":
         if not args.dir:
             parser.error("make-ckpt needs a directory")
@@ -344,9 +359,13 @@ def main() -> None:
         workdir = Path(tmp)
         fwd_ratio = load_ratio = rss_ratio = None
         if not args.skip_fwd_bwd:
+            # what the launcher does: XLA temporaries past glibc's 32 MiB mmap cap stay mapped
+            print(f"host allocator configured: {configure_host_allocator()}")
             fwd_ratio = bench_fwd_bwd(workdir, TINY, "tiny")
-            wider_ratio = bench_fwd_bwd(workdir, WIDER, "wider")
-            print(f"  (wider model, not the goal figure: {wider_ratio:.2f} x transformers)")
+            others = [(f"tiny {b}x{t}", bench_fwd_bwd(workdir, TINY, "tiny", b, t)) for b, t in extra]
+            others.append(("wider model", bench_fwd_bwd(workdir, WIDER, "wider")))
+            for name, ratio in others:
+                print(f"  ({name}, not the goal figure: {ratio:.2f} x transformers)")
         if not args.skip_load:
             load_ratio, rss_ratio = bench_load(workdir)
     if fwd_ratio is not None:

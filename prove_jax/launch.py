@@ -25,6 +25,7 @@ from typing import Any
 from prove_jax.config import LaunchConfig, load, to_dict
 from prove_jax.env import MCPPool
 from prove_jax.env.random_policy import RandomPolicy, ground
+from prove_jax.host_memory import configure_host_allocator
 
 STAGES = ("demo",)
 PLANNED = ("synth", "tokenizer", "sft", "grpo", "eval", "export")
@@ -114,6 +115,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--config", default=None, help="YAML run config (default: configs/runs/tiny_cpu.yaml)")
     parser.add_argument("overrides", nargs="*", help="dotted overrides, e.g. env.backend=stdio demo.episodes=100")
     args = parser.parse_args(argv)
+    configure_host_allocator()  # XLA:CPU step temporaries stay mapped between steps (host_memory.py)
     default = Path(__file__).resolve().parent.parent / "configs" / "runs" / "tiny_cpu.yaml"
     path = args.config or (default if default.exists() else None)
     cfg = load(LaunchConfig, path, args.overrides)
