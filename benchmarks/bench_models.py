@@ -255,13 +255,11 @@ def make_random_checkpoint(path: str | Path, seed: int = 0) -> int:
 
 # --- load time / memory (each loader in a fresh process) ----------------------------------------
 
-_LOAD_OURS = """
+# One measuring script for both loaders; only the imports and the load line differ.
+_LOAD_SCRIPT = """
 import json, os, sys, time
-os.environ["JAX_PLATFORMS"] = "cpu"
 sys.path.insert(0, {repo!r})
-import jax, jax.numpy as jnp
-from flax import nnx
-from prove_jax.models import load_hf
+{imports}
 def status(key):
     with open("/proc/self/status") as f:
         return next(int(l.split()[1]) * 1024 for l in f if l.startswith(key))
@@ -269,32 +267,25 @@ def rss():
     return status("VmRSS:")
 before = rss()
 t0 = time.perf_counter()
-model = load_hf({path!r}, dtype=jnp.bfloat16)
-jax.block_until_ready(nnx.state(model))
+{load}
 seconds = time.perf_counter() - t0
 peak = status("VmHWM:")
 print(json.dumps({{"seconds": seconds, "rss_before": before, "peak": peak, "after": rss()}}))
 """
-
-_LOAD_HF = """
-import json, time
-import torch, transformers
-def status(key):
-    with open("/proc/self/status") as f:
-        return next(int(l.split()[1]) * 1024 for l in f if l.startswith(key))
-def rss():
-    return status("VmRSS:")
-before = rss()
-t0 = time.perf_counter()
-model = transformers.AutoModelForCausalLM.from_pretrained({path!r}, dtype=torch.bfloat16)
-seconds = time.perf_counter() - t0
-peak = status("VmHWM:")
-print(json.dumps({{"seconds": seconds, "rss_before": before, "peak": peak, "after": rss()}}))
-"""
+_LOAD_OURS = dict(
+    imports='os.environ["JAX_PLATFORMS"] = "cpu"\nimport jax, jax.numpy as jnp\nfrom flax import nnx\n'
+    "from prove_jax.models import load_hf",
+    load="model = load_hf({path!r}, dtype=jnp.bfloat16)\njax.block_until_ready(nnx.state(model))",
+)
+_LOAD_HF = dict(
+    imports="import torch, transformers",
+    load="model = transformers.AutoModelForCausalLM.from_pretrained({path!r}, dtype=torch.bfloat16)",
+)
 
 
-def _run(template: str, path: Path) -> dict:
-    code = template.format(repo=str(REPO), path=str(path))
+def _run(loader: dict[str, str], path: Path) -> dict:
+    parts = {key: text.format(path=str(path)) for key, text in loader.items()}
+    code = _LOAD_SCRIPT.format(repo=str(REPO), **parts)
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     env.pop("XLA_FLAGS", None)  # one CPU device, as a real single-host load would see
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True)
