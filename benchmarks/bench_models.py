@@ -10,7 +10,9 @@ Figures (each also printed as ``RESULT <name> <value> <unit> goal=<goal>``):
   in transformers (torch eager, CPU), same weights, batch, length and dtype (f32). Each side
   computes the mean next-token NLL its own standard way: ours with the trainer's fused head +
   log-softmax (``models/logprobs.py``), transformers with ``labels=`` (its cross-entropy loss).
-  Our plain logits -> ``log_softmax`` -> ``take_along_axis`` path is timed and printed as well.
+  transformers runs in a worker process of its own, with its default ``sdpa`` attention and with
+  ``eager`` attention; the faster of the two is the reference.  Our plain logits ->
+  ``log_softmax`` -> ``take_along_axis`` path is timed and printed as well.
   The goal figure is the §7 fixture at batch 8 x 128 tokens; ``--extra-shapes`` (default 8x129
   and 16x128) and a wider model are printed too, with page faults per step: the process runs
   with ``configure_host_allocator()`` like the launcher (``prove_jax/host_memory.py``).
@@ -83,6 +85,76 @@ def result(name: str, value: float, unit: str, goal: str) -> None:
 # --- forward + backward throughput -----------------------------------------------------------
 
 
+# transformers runs in its own process, driven block by block over a pipe, so neither runtime's
+# thread pools nor this process's allocator settings (``configure_host_allocator``) touch the
+# other side's timings.
+_TORCH_WORKER = """
+import json, resource, sys, time
+import torch, transformers
+path, impls = sys.argv[1], sys.argv[2].split(",")
+tokens = torch.tensor(json.loads(sys.stdin.readline()))
+models = {}
+for impl in impls:
+    models[impl] = transformers.AutoModelForCausalLM.from_pretrained(
+        path, dtype=torch.float32, attn_implementation=impl).train()
+def step(model):
+    # transformers' own training path: labels= -> its cross-entropy over the same 127 next-token
+    # predictions per row as ours
+    model.zero_grad(set_to_none=True)
+    loss = model(input_ids=tokens, labels=tokens).loss
+    loss.backward()
+    return float(loss.detach())
+losses = {impl: step(model) for impl, model in models.items()}
+print(json.dumps({"losses": losses, "threads": torch.get_num_threads()}), flush=True)
+for line in sys.stdin:
+    impl, iters = line.split()
+    step(models[impl])
+    times, faults = [], []
+    for _ in range(int(iters)):
+        f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+        t0 = time.perf_counter()
+        step(models[impl])
+        times.append(time.perf_counter() - t0)
+        faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+    print(json.dumps({"times": times, "faults": faults}), flush=True)
+"""
+TORCH_ATTENTION = ("sdpa", "eager")
+"""transformers' default attention (``sdpa``) and its plain-matmul one; the faster is the reference."""
+
+
+class TorchWorker:
+    """The transformers side of the throughput benchmark, in a subprocess (see ``_TORCH_WORKER``)."""
+
+    def __init__(self, path: Path, tokens: np.ndarray) -> None:
+        env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-c", _TORCH_WORKER, str(path), ",".join(TORCH_ATTENTION)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        hello = self._ask(json.dumps(tokens.tolist()))
+        self.losses, self.threads = hello["losses"], hello["threads"]
+
+    def _ask(self, line: str) -> dict:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        reply = self.proc.stdout.readline()
+        if not reply:
+            raise RuntimeError(f"torch worker exited with {self.proc.wait()}")
+        return json.loads(reply)
+
+    def block(self, impl: str, iters: int) -> dict:
+        return self._ask(f"{impl} {iters}")
+
+    def close(self) -> None:
+        if self.proc.stdin is not None:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
 def bench_fwd_bwd(workdir: Path, arch: dict, label: str, batch: int = BATCH, seq: int = SEQ) -> float:
     import jax
     import jax.numpy as jnp
@@ -93,9 +165,7 @@ def bench_fwd_bwd(workdir: Path, arch: dict, label: str, batch: int = BATCH, seq
     from prove_jax.models import load_hf, sequence_logprobs
 
     torch.manual_seed(0)
-    hf = transformers.Qwen3ForCausalLM(transformers.Qwen3Config(**arch))
-    hf.config._attn_implementation = "eager"
-    hf.save_pretrained(workdir / label)
+    transformers.Qwen3ForCausalLM(transformers.Qwen3Config(**arch)).save_pretrained(workdir / label)
     model = load_hf(workdir / label, dtype=jnp.float32)
 
     rng = np.random.default_rng(0)
@@ -131,59 +201,68 @@ def bench_fwd_bwd(workdir: Path, arch: dict, label: str, batch: int = BATCH, seq
     jax.block_until_ready(nnx_step(model, tok_j, pos_j))
     loss_plain, _ = jax.block_until_ready(plain_step(state, tok_j, pos_j))
 
-    hf.train()
-    tok_t = torch.tensor(tokens)
-
-    def torch_step() -> float:
-        # transformers' own training path (labels= -> its fused cross-entropy; ~1 ms faster here
-        # than log_softmax + gather): the same 127 next-token predictions per row
-        hf.zero_grad(set_to_none=True)
-        loss = hf(input_ids=tok_t, labels=tok_t).loss
-        loss.backward()
-        return float(loss.detach())
-
-    loss_t = torch_step()  # warm-up
-    jax_times, nnx_times, torch_times, plain_times = [], [], [], []
-    faults = {"jax": [], "torch": []}  # minor page faults per step (see prove_jax/host_memory.py)
-    runs = {
-        "jax": (jax_times, lambda: jax.block_until_ready(pure_step(state, tok_j, pos_j))),
-        "torch": (torch_times, torch_step),
-        "nnx": (nnx_times, lambda: jax.block_until_ready(nnx_step(model, tok_j, pos_j))),
-        "plain": (plain_times, lambda: jax.block_until_ready(plain_step(state, tok_j, pos_j))),
-    }
-    # Blocks of consecutive steps per side, alternating, with a pause before each block: XLA's and
-    # torch's worker threads keep spinning after a step, so step-by-step interleaving slows
-    # whichever side runs next (torch measured 36 ms/step interleaved vs 21 ms alone).
-    for _ in range(ROUNDS):
-        for side, (times, fn) in runs.items():
-            time.sleep(0.3)
+    def jax_block(fn) -> dict:
+        fn()
+        times, faults = [], []
+        for _ in range(ITERS):
+            f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+            t0 = time.perf_counter()
             fn()
-            for _ in range(ITERS):
-                f0 = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-                t0 = time.perf_counter()
-                fn()
-                times.append(time.perf_counter() - t0)
-                if side in faults:
-                    faults[side].append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
-    jax_s, torch_s = min(jax_times), min(torch_times)
+            times.append(time.perf_counter() - t0)
+            faults.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - f0)
+        return {"times": times, "faults": faults}
+
+    worker = TorchWorker(workdir / label, tokens)
+    blocks = {
+        "jax": lambda: jax_block(lambda: jax.block_until_ready(pure_step(state, tok_j, pos_j))),
+        **{f"torch {impl}": (lambda impl=impl: worker.block(impl, ITERS)) for impl in TORCH_ATTENTION},
+        "nnx": lambda: jax_block(lambda: jax.block_until_ready(nnx_step(model, tok_j, pos_j))),
+        "plain": lambda: jax_block(lambda: jax.block_until_ready(plain_step(state, tok_j, pos_j))),
+    }
+    times: dict[str, list[float]] = {side: [] for side in blocks}
+    faults: dict[str, list[int]] = {side: [] for side in blocks}
+    # Blocks of consecutive steps per side, alternating, with a pause before each block: both
+    # runtimes' worker threads keep spinning for a while after a step and would slow the other.
+    try:
+        for _ in range(ROUNDS):
+            for side, run_block in blocks.items():
+                time.sleep(0.3)
+                out = run_block()
+                times[side] += out["times"]
+                faults[side] += out["faults"]
+    finally:
+        worker.close()
+    best = {side: min(t) for side, t in times.items()}
+    torch_side = min(TORCH_ATTENTION, key=lambda impl: best[f"torch {impl}"])
+    jax_s, torch_s = best["jax"], best[f"torch {torch_side}"]
 
     n_tok = batch * (seq - 1)
-    print(f"fwd+bwd {label}: Qwen3 {arch}, batch={batch} seq={seq} f32, best of {ROUNDS} "
-          f"alternating blocks of {ITERS} steps")
-    print(f"  loss jax={float(loss_j):.6f} (plain-logits path {float(loss_plain):.6f}) torch={loss_t:.6f} "
-          "(same weights)")
+    print(
+        f"fwd+bwd {label}: Qwen3 {arch}, batch={batch} seq={seq} f32, best of {ROUNDS} "
+        f"alternating blocks of {ITERS} steps (transformers in its own process)"
+    )
+    torch_losses = ", ".join(f"{impl} {loss:.6f}" for impl, loss in worker.losses.items())
+    print(
+        f"  loss jax={float(loss_j):.6f} (plain-logits path {float(loss_plain):.6f}) torch: {torch_losses} "
+        "(same weights)"
+    )
     print(
         f"  jax: compile {compile_s:.2f} s, {jax_s * 1e3:.1f} ms/step (median "
-        f"{np.median(jax_times) * 1e3:.1f}), {n_tok / jax_s:.0f} tok/s; via nnx.jit "
-        f"{min(nnx_times) * 1e3:.1f} ms/step; plain-logits loss {min(plain_times) * 1e3:.1f} ms/step"
+        f"{np.median(times['jax']) * 1e3:.1f}), {n_tok / jax_s:.0f} tok/s; via nnx.jit "
+        f"{best['nnx'] * 1e3:.1f} ms/step; plain-logits loss {best['plain'] * 1e3:.1f} ms/step"
     )
-    print(
-        f"  torch eager: {torch_s * 1e3:.1f} ms/step (median {np.median(torch_times) * 1e3:.1f}), "
-        f"{n_tok / torch_s:.0f} tok/s (threads={torch.get_num_threads()})"
-    )
+    for impl in TORCH_ATTENTION:
+        side = f"torch {impl}"
+        print(
+            f"  torch eager, attention={impl}: {best[side] * 1e3:.1f} ms/step (median "
+            f"{np.median(times[side]) * 1e3:.1f}), {n_tok / best[side]:.0f} tok/s (threads={worker.threads})"
+            + ("  <- reference" if impl == torch_side else "")
+        )
     temp_mb = pure_step.lower(state, tok_j, pos_j).compile().memory_analysis().temp_size_in_bytes / 1e6
-    print(f"  page faults per step (median): jax {np.median(faults['jax']):.0f} (XLA temporaries {temp_mb:.1f} MB), "
-          f"torch {np.median(faults['torch']):.0f}")
+    print(
+        f"  page faults per step (median): jax {np.median(faults['jax']):.0f} (XLA temporaries {temp_mb:.1f} MB), "
+        f"torch {np.median(faults[f'torch {torch_side}']):.0f}"
+    )
     return torch_s / jax_s
 
 
@@ -337,8 +416,11 @@ def main() -> None:
     parser.add_argument("dir", nargs="?", help="output directory for make-ckpt")
     parser.add_argument("--skip-load", action="store_true")
     parser.add_argument("--skip-fwd-bwd", action="store_true")
-    parser.add_argument("--extra-shapes", default="8x129,16x128",
-                        help="more BATCHxSEQ shapes for the tiny model, printed but not the goal figure ('' for none)")
+    parser.add_argument(
+        "--extra-shapes",
+        default="8x129,16x128",
+        help="more BATCHxSEQ shapes for the tiny model, printed but not the goal figure ('' for none)",
+    )
     args = parser.parse_args()
     extra = [tuple(int(v) for v in shape.split("x")) for shape in args.extra_shapes.split(",") if shape]
     if args.command == "make-ckpt":
