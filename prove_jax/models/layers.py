@@ -203,8 +203,18 @@ def _attention_probs(scores: jax.Array, keep: jax.Array | None, scale: float, dt
     return jax.nn.softmax(scores, axis=-1).astype(dtype)
 
 
+CAUSAL_QUERY_BLOCK = 64
+"""Query rows per block in :func:`head_major_attention`'s causal path."""
+
+
 def head_major_attention(
-    q: jax.Array, k: jax.Array, v: jax.Array, mask: jax.Array | None, is_causal: bool, scale: float
+    q: jax.Array,
+    k: jax.Array,
+    v: jax.Array,
+    mask: jax.Array | None,
+    is_causal: bool,
+    scale: float,
+    query_block: int = CAUSAL_QUERY_BLOCK,
 ) -> jax.Array:
     """Attention of ``q, k, v: [B, T, N, D]`` (K/V already repeated to N heads) with the numerics
     of ``jax.nn.dot_product_attention``'s XLA path, computed head-major.
@@ -213,15 +223,34 @@ def head_major_attention(
     q/k/v to ``[B, N, T, D]`` once and running both dots in canonical batched form is ~10 % faster
     per train step on XLA:CPU than the XLA path, which transposes inside each dot and its
     gradients.  Elsewhere ``dot_product_attention`` is used so cuDNN / TPU kernels can be chosen.
+
+    Causal attention over more than ``query_block`` queries runs in blocks of about that many
+    query rows, each against only the key prefix it can see: the fully masked upper-right
+    blocks are never computed.  At 127 tokens (2 blocks) that is a quarter less work and ~25 %
+    less time for attention forward + backward on 2 CPU cores, at 255 (4 blocks) ~35 %; a masked
+    key contributes exactly zero either way, so only f32 summation order differs.
     """
     t, s = q.shape[1], k.shape[1]
     qh, kh, vh = (x.transpose(0, 2, 1, 3) for x in (q, k, v))
-    scores = jnp.einsum("bntd,bnsd->bnts", qh, kh, preferred_element_type=jnp.float32)
-    keep = jnp.tril(jnp.ones((t, s), bool))[None, None] if is_causal else None
-    if mask is not None:
-        keep = mask if keep is None else keep & mask
-    p = _attention_probs(scores, keep, scale, v.dtype)
-    return jnp.einsum("bnts,bnsd->bntd", p, vh).transpose(0, 2, 1, 3)
+    n_blocks = math.ceil(t / query_block) if is_causal and query_block > 0 else 1
+    rows = math.ceil(t / n_blocks)
+    outs = []
+    for start in range(0, t, rows):
+        stop = min(t, start + rows)
+        keys = min(s, stop) if is_causal else s  # query i sees keys <= i (top-left aligned)
+        scores = jnp.einsum(
+            "bntd,bnsd->bnts", qh[:, :, start:stop], kh[:, :, :keys], preferred_element_type=jnp.float32
+        )
+        keep = None
+        if is_causal:
+            keep = (jnp.arange(start, stop)[:, None] >= jnp.arange(keys)[None, :])[None, None]
+        if mask is not None:
+            block_mask = mask[..., :keys] if mask.shape[2] == 1 else mask[:, :, start:stop, :keys]
+            keep = block_mask if keep is None else keep & block_mask
+        p = _attention_probs(scores, keep, scale, v.dtype)
+        outs.append(jnp.einsum("bnts,bnsd->bntd", p, vh[:, :, :keys]))
+    out = outs[0] if len(outs) == 1 else jnp.concatenate(outs, axis=2)
+    return out.transpose(0, 2, 1, 3)
 
 
 def cached_attention(

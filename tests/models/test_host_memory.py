@@ -16,7 +16,7 @@ from prove_jax.host_memory import configure_host_allocator
 
 REPO = Path(__file__).resolve().parents[2]
 
-# The tiny Qwen3 fwd+bwd at 8 x 129 tokens: ~34 MB of XLA temporaries, just past the cap.
+# The tiny Qwen3 fwd+bwd at 10 x 129 tokens: ~36 MB of XLA temporaries, just past the cap.
 PROBE = r"""
 import json, resource, sys
 import jax, jax.numpy as jnp, numpy as np
@@ -27,8 +27,8 @@ applied = configure_host_allocator() if sys.argv[1] == "on" else None
 cfg = Qwen3Config(vocab_size=1000, hidden_size=64, intermediate_size=128, num_layers=2, num_heads=4,
                   num_kv_heads=2, head_dim=32, tie_word_embeddings=True, dtype="float32", param_dtype="float32")
 graph, state = nnx.split(init_model(cfg))
-tok = jnp.asarray(np.random.default_rng(0).integers(0, 1000, (8, 129)), jnp.int32)
-pos = jnp.broadcast_to(jnp.arange(129, dtype=jnp.int32), (8, 129))
+tok = jnp.asarray(np.random.default_rng(0).integers(0, 1000, (10, 129)), jnp.int32)
+pos = jnp.broadcast_to(jnp.arange(129, dtype=jnp.int32), (10, 129))
 step = jax.jit(lambda s: jax.grad(lambda s: -sequence_logprobs(nnx.merge(graph, s), tok, pos).mean())(s))
 temp = step.lower(state).compile().memory_analysis().temp_size_in_bytes
 for _ in range(3):

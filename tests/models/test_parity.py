@@ -10,6 +10,7 @@ from flax import nnx
 from models_testlib import FAMILIES, SEQ, batch, cached_step, forward, j, prefill_decode
 
 from prove_jax.models import KVCache, load_hf
+from prove_jax.models.layers import CAUSAL_QUERY_BLOCK
 
 TOL = 1e-4
 
@@ -68,6 +69,18 @@ def test_scanned_remat_model_matches_transformers(name, models, reference):
     assert _max_diff(np.asarray(logits), reference[name], mask) <= TOL
     if name == "qwen3":
         assert _max_diff(prefill_decode(model, tokens, mask, positions), reference[name], mask) <= TOL
+
+
+def test_long_causal_attention_in_query_blocks_matches_transformers(models, hf_cases):
+    """150 tokens with left padding: CPU attention runs in 3 causal query blocks (only the key
+    prefix each block can see); logits still match transformers."""
+    seq = 150
+    assert seq > 2 * CAUSAL_QUERY_BLOCK  # the blocked path, not the single-block one
+    tokens, mask, positions = batch(seed=1, seq=seq)
+    for name in ("qwen3", "granite_bias"):
+        ours = np.asarray(forward(models[0][name], *j(tokens, positions, mask)))
+        ref = hf_cases[name].logits(tokens, mask, positions)
+        assert _max_diff(ours, ref, mask) <= TOL, name
 
 
 def test_qwen3_head_dim_differs_from_hidden_over_heads(models):
