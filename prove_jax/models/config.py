@@ -81,7 +81,8 @@ class ModelConfig:
     """Per-layer rematerialisation: ``none``, ``full`` (save nothing) or ``dots`` (save matmuls)."""
     attention_impl: str | None = None
     """Attention without a cache: ``"xla"`` / ``"cudnn"`` go to ``jax.nn.dot_product_attention``;
-    None lets it choose, except on CPU where a head-major einsum form is used (faster there)."""
+    None lets it choose, except on CPU where a head-major einsum form in causal query blocks is
+    used (faster there: ``layers.head_major_attention``)."""
     sharding_rules: Rules = DEFAULT_RULES
 
     def __post_init__(self) -> None:

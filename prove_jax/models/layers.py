@@ -8,8 +8,9 @@ stays close to the HF one and an f32 model matches it to ~1e-6:
 * Attention without a cache (training, scoring) goes through ``jax.nn.dot_product_attention`` (f32
   logits and softmax; a boolean mask becomes a large finite negative, so fully-masked pad rows
   give uniform weights, never NaN) so cuDNN / TPU kernels can be selected with
-  ``ModelConfig.attention_impl``.  With a KV cache, ``cached_attention`` reads the cache in its
-  stored layout with the same numerics (see its docstring for why).
+  ``ModelConfig.attention_impl``; on CPU ``head_major_attention`` computes the same numbers in
+  causal query blocks.  With a KV cache, ``cached_attention`` reads the cache in its stored layout
+  with the same numerics (see its docstring for why).
 
 Weights keep the HF ``nn.Linear`` orientation ``[out..., in...]`` with one named axis per
 dimension (q kernel ``[heads, head_dim, embed]``, o kernel ``[embed, heads, head_dim]``): XLA's dot

@@ -12,9 +12,9 @@ its sum with the softmax term; at Qwen's V = 151,936 and N = 16k tokens the logi
   formed in one fused elementwise pass, ``dh = dlogits @ W`` and ``dW += dlogits^T h``; the
   one-hot part is a row gather of ``W`` and a scatter-add of ``g * h`` (one entry per token).
 
-Peak memory is one ``[chunk, V]`` block instead of several ``[N, V]`` buffers, and on a tiny CPU
-model the train step is ~1.5x faster than differentiating ``log_softmax`` + ``take_along_axis``
-(``benchmarks/bench_models.py``).  Values and gradients equal the plain path to f32 rounding
+Peak memory is one ``[chunk, V]`` block instead of several ``[N, V]`` buffers, and on the tiny CPU
+model the train step is ~5-10 % faster than differentiating ``log_softmax`` + ``take_along_axis``
+(``benchmarks/bench_models.py`` prints both; at 16 x 128 tokens, ~40 %).  Values and gradients equal the plain path to f32 rounding
 (``tests/models/test_logprobs.py``).  ``temperature`` divides the logits (the sampling
 distribution of a rollout at ``T != 1``); Granite's ``logits_scaling`` is folded in the same way.
 """
