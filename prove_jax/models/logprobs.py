@@ -14,8 +14,8 @@ its sum with the softmax term; at Qwen's V = 151,936 and N = 16k tokens the logi
 
 Peak memory is one ``[chunk, V]`` block instead of several ``[N, V]`` buffers, and on the tiny CPU
 model the train step is ~5-10 % faster than differentiating ``log_softmax`` + ``take_along_axis``
-(``benchmarks/bench_models.py`` prints both; at 16 x 128 tokens, ~40 %).  Values and gradients equal the plain path to f32 rounding
-(``tests/models/test_logprobs.py``).  ``temperature`` divides the logits (the sampling
+(``benchmarks/bench_models.py`` prints both; at 16 x 128 tokens, ~40 %).  Values and gradients
+equal the plain path to f32 rounding (``tests/models/test_logprobs.py``).  ``temperature`` divides the logits (the sampling
 distribution of a rollout at ``T != 1``); Granite's ``logits_scaling`` is folded in the same way.
 """
 
