@@ -205,7 +205,10 @@ def _attention_probs(scores: jax.Array, keep: jax.Array | None, scale: float, dt
 
 
 CAUSAL_QUERY_BLOCK = 64
-"""Query rows per block in :func:`head_major_attention`'s causal path."""
+"""Query rows per block in :func:`head_major_attention`'s causal path (at least)."""
+MAX_CAUSAL_BLOCKS = 8
+"""At most this many query blocks: each is a few more ops to compile and dispatch, and past ~8
+the saving stops paying for them (2 CPU cores: 1023 tokens ran fastest in 8 blocks)."""
 
 
 def head_major_attention(
@@ -226,8 +229,8 @@ def head_major_attention(
     gradients.  Elsewhere ``dot_product_attention`` is used so cuDNN / TPU kernels can be chosen.
 
     Causal attention over more than ``query_block`` queries runs in blocks of about that many
-    query rows, each against only the key prefix it can see: the fully masked upper-right
-    blocks are never computed.  At 127 tokens (2 blocks) that is a quarter less work and ~25 %
+    query rows (at most ``MAX_CAUSAL_BLOCKS`` blocks), each against only the key prefix it can
+    see: the fully masked upper-right blocks are never computed.  At 127 tokens (2 blocks) that is a quarter less work and ~25 %
     less time for attention forward + backward on 2 CPU cores, at 255 (4 blocks) ~35 %; a masked
     key contributes exactly zero either way, so only f32 summation order differs.  The exception
     is a query row with every key masked (a padding query): it gets uniform weights over the keys
@@ -235,7 +238,7 @@ def head_major_attention(
     """
     t, s = q.shape[1], k.shape[1]
     qh, kh, vh = (x.transpose(0, 2, 1, 3) for x in (q, k, v))
-    n_blocks = math.ceil(t / query_block) if is_causal and query_block > 0 else 1
+    n_blocks = min(MAX_CAUSAL_BLOCKS, math.ceil(t / query_block)) if is_causal and query_block > 0 else 1
     rows = math.ceil(t / n_blocks)
     outs = []
     for start in range(0, t, rows):

@@ -32,7 +32,7 @@ def _masks() -> dict[str, jax.Array]:
 
 
 @pytest.mark.parametrize("mask_kind", ["keys", "rows", "none"])
-@pytest.mark.parametrize("query_block", [6, 4, 64])  # T=11 as 6+5, as 4+4+3, and one block
+@pytest.mark.parametrize("query_block", [6, 4, 1, 64])  # T=11 as 6+5, 4+4+3, 2-row blocks (capped), one
 def test_causal_query_blocks_match_dot_product_attention(mask_kind: str, query_block: int) -> None:
     q, k, v, g = _inputs()
     mask = _masks()[mask_kind]
