@@ -4,16 +4,18 @@ An XLA:CPU executable allocates its temporary buffer (all intermediates of the p
 block) with ``malloc`` at every execution and frees it at the end.  glibc serves blocks above its
 mmap threshold with a fresh ``mmap`` and returns them with ``munmap``; the threshold adapts to the
 largest freed block but never beyond 32 MiB.  So as soon as a train step's temporaries pass
-32 MiB, every step faults in and zeroes every page of them again: for the tiny Qwen3 at batch 8 x
-129 tokens (34.5 MB of temporaries) that is ~8,700 page faults and +40 % time per step, at batch
-16 x 128 ~17,000 faults (``benchmarks/bench_models.py`` prints faults per step).
+32 MiB, every step faults in and zeroes every page of them again: for the tiny Qwen3 at batch 10 x
+129 tokens (36 MB of temporaries) that is ~9,300 page faults per step (it cost the step +40 % when
+8 x 129 was past the cap; ``benchmarks/bench_models.py`` prints faults per step).
 
 :func:`configure_host_allocator` raises the mmap and trim thresholds with ``mallopt`` so such
 blocks come from, and go back to, the heap: the pages stay mapped and the next step reuses them.
 The cost is that freed memory is kept by the process up to ``retain_bytes`` instead of going back
-to the OS, which is what a long-running trainer wants.  Blocks larger than a glibc thread-arena
-heap (64 MiB) allocated off the main thread still use ``mmap``; PyTorch's CPU docs point to
-jemalloc/tcmalloc (``LD_PRELOAD``) for the same problem, which also covers that case.
+to the OS, which is what a long-running trainer wants.  A block allocated off the main thread
+must fit in one glibc thread-arena heap (64 MiB, less what the heap already holds), or glibc
+still uses ``mmap`` whatever the thresholds: the wider bench model's 89 MB still faults every
+page.  PyTorch's CPU docs point to jemalloc/tcmalloc (``LD_PRELOAD``) for this problem; jemalloc
+with its default settings faulted just as much here.
 
 Only glibc is handled (``mallopt`` with these parameters); elsewhere the call is a no-op that
 says so by returning False.

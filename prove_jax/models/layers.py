@@ -230,9 +230,10 @@ def head_major_attention(
 
     Causal attention over more than ``query_block`` queries runs in blocks of about that many
     query rows (at most ``MAX_CAUSAL_BLOCKS`` blocks), each against only the key prefix it can
-    see: the fully masked upper-right blocks are never computed.  At 127 tokens (2 blocks) that is a quarter less work and ~25 %
-    less time for attention forward + backward on 2 CPU cores, at 255 (4 blocks) ~35 %; a masked
-    key contributes exactly zero either way, so only f32 summation order differs.  The exception
+    see: the fully masked upper-right blocks are never computed.  At 127 tokens (2 blocks) that
+    is a quarter less work and ~25 % less time for attention forward + backward on 2 CPU cores,
+    at 255 (4 blocks) ~35 %; a masked key contributes exactly zero either way, so only f32
+    summation order differs.  The exception
     is a query row with every key masked (a padding query): it gets uniform weights over the keys
     of its block instead of over all keys, still finite, and it only feeds padding positions.
     """
