@@ -77,8 +77,9 @@ def test_chunking_and_temperature(models):
     (_, lp_plain), _ = _plain_value_and_grad(model, *args, 0.7)
     np.testing.assert_allclose(np.asarray(lp_one), np.asarray(lp_plain), atol=1e-5)
     np.testing.assert_allclose(np.asarray(lp_chunked), np.asarray(lp_one), atol=1e-6)
+    flat_chunked = _flat(g_chunked)
     for key, g in _flat(g_one).items():
-        np.testing.assert_allclose(_flat(g_chunked)[key], g, atol=1e-6, err_msg=key)
+        np.testing.assert_allclose(flat_chunked[key], g, atol=1e-6, err_msg=key)
 
 
 def test_bfloat16_model_gives_finite_f32_logprobs(hf_cases):
