@@ -1,0 +1,201 @@
+"""Policy-gradient losses, loss aggregations and KL estimators: pure JAX functions, by name.
+
+Inputs are target-aligned ``[B, T]`` arrays (position ``t`` scores token ``t + 1`` of the row):
+``logp`` under the policy being trained, ``sample_logp`` under the distribution the rollout was
+actually sampled from, ``mask`` (1 on model-generated tokens only: tool results, user turns and
+the system prompt never enter a loss), ``adv`` ``[B]`` per sequence.
+
+**Importance ratio: pi_theta / pi_sampler.** The ratio's denominator is the rollout's
+``sample_logprobs`` (the engine's distribution after temperature and top-k/top-p), and
+``logp`` is computed at the sampling temperature. Why not a recomputed pi_old: (1) it is the
+behaviour distribution itself, so the surrogate is an unbiased importance-sampling estimate even
+when sampling truncates the vocabulary or lags the learner by a step (async mode); (2) it saves a
+full forward pass per step. On-policy, with one optimizer step per batch and no truncation, the
+ratio is 1 up to kernel numerics and the loss is the plain policy gradient.
+
+**Truncated IS (``tis_cap``).** When the sampler differs from the learner (one-step off-policy
+rollouts, top-p), the ratio drifts from 1 and PPO clipping silently zeroes those tokens'
+gradients. With ``tis_cap = C`` the loss takes the decoupled form: the behaviour mismatch is
+corrected by the detached weight ``min(pi_theta / pi_sampler, C)`` and clipping acts on
+``pi_theta / sg(pi_theta)`` (the proximal policy is the step's own starting point; exact for one
+optimizer step per batch, which the config enforces).
+
+Aggregations are written so that micro-batch partial sums add up to the global value: the
+denominators (masked tokens, sequences) are those of the whole optimizer step, passed in
+:class:`Denominators`, never of the micro-batch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import jax
+import jax.numpy as jnp
+
+from prove_jax.rl.registry import Registry
+
+POLICY_LOSSES = Registry("policy loss")
+AGGREGATIONS = Registry("loss aggregation")
+KL_ESTIMATORS = Registry("KL estimator")
+
+
+@dataclasses.dataclass(frozen=True)
+class LossConfig:
+    """The policy-loss knobs (see the module docstring)."""
+
+    policy_loss: str = "token"  # token | gspo
+    aggregation: str = "token_mean"  # token_mean | seq_mean_token_mean | seq_sum_token_norm
+    eps_low: float = 0.2
+    eps_high: float = 0.2  # > eps_low is "clip-higher" (DAPO: 0.28)
+    kl_coef: float = 0.0  # beta; the paper uses 0.01. 0 means no reference model at all.
+    kl_estimator: str = "k3"  # k1 | k2 | k3
+    tis_cap: float | None = None
+    norm_tokens: int = 4096  # seq_sum_token_norm: the constant per-sequence normaliser
+
+    def __post_init__(self) -> None:
+        POLICY_LOSSES.get(self.policy_loss)
+        AGGREGATIONS.get(self.aggregation)
+        KL_ESTIMATORS.get(self.kl_estimator)
+        if not (0 <= self.eps_low < 1 and self.eps_high >= 0):
+            raise ValueError(f"clip range needs 0 <= eps_low < 1 and eps_high >= 0, got {self.eps_low}, {self.eps_high}")
+        if self.kl_coef < 0:
+            raise ValueError(f"kl_coef must be >= 0, got {self.kl_coef}")
+        if self.tis_cap is not None and self.tis_cap <= 0:
+            raise ValueError(f"tis_cap must be > 0, got {self.tis_cap}")
+        if self.norm_tokens < 1:
+            raise ValueError(f"norm_tokens must be >= 1, got {self.norm_tokens}")
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class Denominators:
+    """Whole-step counts (all micro-batches, all hosts): f32 scalars."""
+
+    tokens: jax.Array  # masked tokens
+    seqs: jax.Array  # sequences with at least one masked token
+
+
+# ---- aggregations ------------------------------------------------------------------------------
+@AGGREGATIONS.register("token_mean")
+def token_mean(x: jax.Array, mask: jax.Array, den: Denominators, cfg: LossConfig) -> jax.Array:
+    """Every generated token of the step weighs the same (long answers weigh more)."""
+    return jnp.sum(x * mask) / jnp.maximum(den.tokens, 1.0)
+
+
+@AGGREGATIONS.register("seq_mean_token_mean")
+def seq_mean_token_mean(x: jax.Array, mask: jax.Array, den: Denominators, cfg: LossConfig) -> jax.Array:
+    """Mean over each sequence's tokens, then over sequences (the original GRPO)."""
+    per_seq = jnp.sum(x * mask, axis=-1) / jnp.maximum(jnp.sum(mask, axis=-1), 1.0)
+    return jnp.sum(per_seq) / jnp.maximum(den.seqs, 1.0)
+
+
+@AGGREGATIONS.register("seq_sum_token_norm")
+def seq_sum_token_norm(x: jax.Array, mask: jax.Array, den: Denominators, cfg: LossConfig) -> jax.Array:
+    """Sum over each sequence's tokens over a constant length, mean over sequences (Dr. GRPO:
+    no per-sequence length normalisation, so no length bias)."""
+    return jnp.sum(x * mask) / (jnp.maximum(den.seqs, 1.0) * float(cfg.norm_tokens))
+
+
+# ---- KL estimators (of KL(pi_theta || pi_ref), per token, from samples of pi_theta) ------------
+@KL_ESTIMATORS.register("k1")
+def kl_k1(logp: jax.Array, ref_logp: jax.Array) -> jax.Array:
+    return logp - ref_logp
+
+
+@KL_ESTIMATORS.register("k2")
+def kl_k2(logp: jax.Array, ref_logp: jax.Array) -> jax.Array:
+    return 0.5 * jnp.square(logp - ref_logp)
+
+
+@KL_ESTIMATORS.register("k3")
+def kl_k3(logp: jax.Array, ref_logp: jax.Array) -> jax.Array:
+    """Schulman's unbiased, always non-negative estimator ``e^{ref-logp} - (ref-logp) - 1``."""
+    d = ref_logp - logp
+    return jnp.exp(d) - d - 1.0
+
+
+# ---- policy losses -----------------------------------------------------------------------------
+def _surrogate(ratio: jax.Array, adv: jax.Array, cfg: LossConfig) -> tuple[jax.Array, jax.Array]:
+    """``-min(r A, clip(r, 1-eps_low, 1+eps_high) A)`` and whether the clipped branch won."""
+    clipped_ratio = jnp.clip(ratio, 1.0 - cfg.eps_low, 1.0 + cfg.eps_high)
+    unclipped, clipped = ratio * adv, clipped_ratio * adv
+    return -jnp.minimum(unclipped, clipped), clipped < unclipped
+
+
+def _tis_weight(logp: jax.Array, sample_logp: jax.Array, cap: float) -> jax.Array:
+    return jax.lax.stop_gradient(jnp.minimum(jnp.exp(logp - sample_logp), cap))
+
+
+@POLICY_LOSSES.register("token")
+def token_level(
+    logp: jax.Array, sample_logp: jax.Array, adv: jax.Array, mask: jax.Array, cfg: LossConfig
+) -> tuple[jax.Array, jax.Array]:
+    """PPO/GRPO clipped surrogate with a ratio per token. Returns per-token loss and clip flags."""
+    a = adv[:, None]
+    if cfg.tis_cap is None:
+        return _surrogate(jnp.exp(logp - sample_logp), a, cfg)
+    loss, clipped = _surrogate(jnp.exp(logp - jax.lax.stop_gradient(logp)), a, cfg)
+    return loss * _tis_weight(logp, sample_logp, cfg.tis_cap), clipped
+
+
+@POLICY_LOSSES.register("gspo")
+def sequence_level(
+    logp: jax.Array, sample_logp: jax.Array, adv: jax.Array, mask: jax.Array, cfg: LossConfig
+) -> tuple[jax.Array, jax.Array]:
+    """GSPO: one ratio per sequence, ``exp(mean_t log(pi_theta / pi_sampler))`` over its masked
+    tokens, clipped per sequence. Written per token as ``sg(s) * exp(logp - sg(logp))`` so the
+    value is the sequence ratio on every token and the gradient is GSPO's (``s`` times the mean
+    token score); with one token per sequence it equals the token-level loss exactly."""
+    n = jnp.maximum(jnp.sum(mask, axis=-1, keepdims=True), 1.0)
+    a = adv[:, None]
+    base = jax.lax.stop_gradient(logp) if cfg.tis_cap is not None else sample_logp
+    log_s = jnp.sum((logp - base) * mask, axis=-1, keepdims=True) / n
+    token_ratio = jnp.exp(jax.lax.stop_gradient(log_s) + logp - jax.lax.stop_gradient(logp))
+    loss, clipped = _surrogate(token_ratio, a, cfg)
+    if cfg.tis_cap is not None:
+        seq_w = jnp.sum((logp - sample_logp) * mask, axis=-1, keepdims=True) / n
+        loss = loss * jax.lax.stop_gradient(jnp.minimum(jnp.exp(seq_w), cfg.tis_cap))
+    return loss, jnp.broadcast_to(clipped, logp.shape)
+
+
+def policy_objective(
+    logp: jax.Array,
+    sample_logp: jax.Array,
+    adv: jax.Array,
+    mask: jax.Array,
+    den: Denominators,
+    cfg: LossConfig,
+    ref_logp: jax.Array | None = None,
+) -> tuple[jax.Array, dict[str, jax.Array]]:
+    """The GRPO loss of one micro-batch (its share of the step's loss) and its metric shares.
+
+    ``loss = aggregate(policy loss) + kl_coef * aggregate(KL estimate)``. Metrics are token means
+    over the step (so micro-batch shares add up): ``pg_loss``, ``kl``, ``clip_frac``,
+    ``ratio`` (pi_theta / pi_sampler), ``entropy`` (estimated as the mean of ``-logp`` over
+    sampled tokens: unbiased for the sampling distribution when on-policy).
+    """
+    mask = mask.astype(jnp.float32)
+    per_token, clipped = POLICY_LOSSES.get(cfg.policy_loss)(logp, sample_logp, adv, mask, cfg)
+    agg = AGGREGATIONS.get(cfg.aggregation)
+    pg = agg(per_token, mask, den, cfg)
+    loss = pg
+    tm = lambda x: token_mean(x, mask, den, cfg)  # noqa: E731
+    metrics = {
+        "pg_loss": pg,
+        "clip_frac": tm(clipped.astype(jnp.float32)),
+        "ratio": tm(jnp.exp(logp - sample_logp)),
+        "entropy": tm(-logp),
+    }
+    if ref_logp is not None and cfg.kl_coef > 0:
+        kl = KL_ESTIMATORS.get(cfg.kl_estimator)(logp, ref_logp)
+        loss = loss + cfg.kl_coef * agg(kl, mask, den, cfg)
+        metrics["kl"] = tm(kl)
+    metrics["loss"] = loss
+    return loss, metrics
+
+
+def sft_objective(logp: jax.Array, mask: jax.Array, den: Denominators) -> tuple[jax.Array, dict[str, jax.Array]]:
+    """Token-mean negative log-likelihood over the step's assistant tokens (teacher forcing)."""
+    mask = mask.astype(jnp.float32)
+    nll = -jnp.sum(logp * mask) / jnp.maximum(den.tokens, 1.0)
+    return nll, {"loss": nll, "nll": nll}

@@ -1,0 +1,140 @@
+"""Policy losses, aggregations and KL estimators against hand-computed values."""
+
+from __future__ import annotations
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from prove_jax.rl.losses import (
+    AGGREGATIONS,
+    KL_ESTIMATORS,
+    POLICY_LOSSES,
+    Denominators,
+    LossConfig,
+    policy_objective,
+    sft_objective,
+)
+
+
+def den(tokens: float, seqs: float) -> Denominators:
+    return Denominators(jnp.float32(tokens), jnp.float32(seqs))
+
+
+def test_token_surrogate_clips_each_side_with_its_own_epsilon() -> None:
+    cfg = LossConfig(eps_low=0.2, eps_high=0.3)
+    # ratios 1.5, 0.5, 1.1 for positive advantage; 1.5, 0.5 for negative
+    logp = jnp.log(jnp.array([[1.5, 0.5, 1.1], [1.5, 0.5, 1.0]]))
+    slp = jnp.zeros((2, 3))
+    adv = jnp.array([2.0, -1.0])
+    loss, clipped = POLICY_LOSSES.get("token")(logp, slp, adv, jnp.ones((2, 3)), cfg)
+    # A>0: -min(rA, clip(r)A): r=1.5 -> clip 1.3 -> -2.6 (clipped); r=0.5 -> -1.0 (min is r*A); r=1.1 -> -2.2
+    # A<0: r=1.5 -> -min(-1.5, -1.3) = 1.5 (unclipped); r=0.5 -> -min(-0.5, -0.8) = 0.8 (clipped); r=1 -> 1
+    np.testing.assert_allclose(loss, [[-2.6, -1.0, -2.2], [1.5, 0.8, 1.0]], rtol=1e-6)
+    np.testing.assert_array_equal(clipped, [[True, False, False], [False, True, False]])
+
+
+def test_aggregations_by_hand() -> None:
+    x = jnp.array([[1.0, 2.0, 3.0], [4.0, 0.0, 0.0]])
+    m = jnp.array([[1.0, 1.0, 0.0], [1.0, 0.0, 0.0]])
+    cfg = LossConfig(norm_tokens=10)
+    d = den(3, 2)
+    assert float(AGGREGATIONS.get("token_mean")(x, m, d, cfg)) == pytest.approx((1 + 2 + 4) / 3)
+    assert float(AGGREGATIONS.get("seq_mean_token_mean")(x, m, d, cfg)) == pytest.approx((1.5 + 4) / 2)
+    assert float(AGGREGATIONS.get("seq_sum_token_norm")(x, m, d, cfg)) == pytest.approx((3 + 4) / (2 * 10))
+
+
+def test_micro_batch_shares_add_up_to_the_whole_batch() -> None:
+    rng = np.random.default_rng(0)
+    logp = jnp.asarray(rng.normal(-2, 0.3, (4, 6)), jnp.float32)
+    slp = logp + jnp.asarray(rng.normal(0, 0.1, (4, 6)), jnp.float32)
+    ref = logp + jnp.asarray(rng.normal(0, 0.1, (4, 6)), jnp.float32)
+    adv = jnp.asarray(rng.normal(0, 1, 4), jnp.float32)
+    mask = jnp.asarray(rng.random((4, 6)) > 0.3, jnp.float32)
+    d = den(float(mask.sum()), 4)
+    for agg in AGGREGATIONS:
+        cfg = LossConfig(aggregation=agg, kl_coef=0.05)
+        whole, _ = policy_objective(logp, slp, adv, mask, d, cfg, ref)
+        halves = sum(policy_objective(logp[s], slp[s], adv[s], mask[s], d, cfg, ref[s])[0]
+                     for s in (slice(0, 2), slice(2, 4)))
+        assert float(whole) == pytest.approx(float(halves), rel=1e-5), agg
+
+
+def test_kl_estimators_by_hand() -> None:
+    logp, ref = jnp.array([-1.0]), jnp.array([-1.5])
+    assert float(KL_ESTIMATORS.get("k1")(logp, ref)[0]) == pytest.approx(0.5)
+    assert float(KL_ESTIMATORS.get("k2")(logp, ref)[0]) == pytest.approx(0.125)
+    assert float(KL_ESTIMATORS.get("k3")(logp, ref)[0]) == pytest.approx(math.exp(-0.5) + 0.5 - 1, rel=1e-6)
+    assert float(KL_ESTIMATORS.get("k3")(ref, ref)[0]) == 0.0
+
+
+def test_kl_term_enters_with_its_coefficient() -> None:
+    logp, slp, ref = jnp.array([[-1.0, -2.0]]), jnp.array([[-1.0, -2.0]]), jnp.array([[-1.5, -2.0]])
+    adv, mask = jnp.array([0.0]), jnp.ones((1, 2))
+    loss, m = policy_objective(logp, slp, adv, mask, den(2, 1), LossConfig(kl_coef=0.1, kl_estimator="k1"), ref)
+    assert float(m["kl"]) == pytest.approx(0.25)
+    assert float(loss) == pytest.approx(0.1 * 0.25)
+    _, m0 = policy_objective(logp, slp, adv, mask, den(2, 1), LossConfig(kl_coef=0.0), ref)
+    assert "kl" not in m0  # no reference term at beta = 0
+
+
+def test_gspo_equals_token_level_with_one_token_per_sequence() -> None:
+    rng = np.random.default_rng(1)
+    logp = jnp.asarray(rng.normal(-1, 0.5, (5, 1)), jnp.float32)
+    slp = logp + jnp.asarray(rng.normal(0, 0.3, (5, 1)), jnp.float32)
+    adv, mask = jnp.asarray(rng.normal(0, 1, 5), jnp.float32), jnp.ones((5, 1))
+    cfg = LossConfig(eps_low=0.1, eps_high=0.15)
+
+    def loss(name: str, lp: jax.Array) -> jax.Array:
+        return policy_objective(lp, slp, adv, mask, den(5, 5), LossConfig(**{**cfg.__dict__, "policy_loss": name}))[0]
+
+    assert float(loss("gspo", logp)) == pytest.approx(float(loss("token", logp)), rel=1e-6)
+    np.testing.assert_allclose(jax.grad(loss, argnums=1)("gspo", logp), jax.grad(loss, argnums=1)("token", logp),
+                               rtol=1e-5)
+
+
+def test_gspo_uses_the_length_normalised_sequence_ratio() -> None:
+    logp = jnp.log(jnp.array([[2.0, 0.5, 9.0]]))  # third token masked out
+    mask = jnp.array([[1.0, 1.0, 0.0]])
+    loss, clipped = POLICY_LOSSES.get("gspo")(logp, jnp.zeros((1, 3)), jnp.array([1.0]), mask, LossConfig(eps_high=0.5))
+    # s = exp(mean(log 2, log 0.5)) = 1 -> unclipped, every token's value is -s * A = -1
+    np.testing.assert_allclose(loss, [[-1.0, -1.0, -1.0]], rtol=1e-6)
+    assert not bool(clipped.any())
+
+
+def test_truncated_is_weights_are_capped_and_detached() -> None:
+    cfg = LossConfig(tis_cap=2.0)
+    logp = jnp.log(jnp.array([[3.0, 1.5]]))
+    slp = jnp.zeros((1, 2))
+    adv = jnp.array([1.0])
+    loss, _ = POLICY_LOSSES.get("token")(logp, slp, adv, jnp.ones((1, 2)), cfg)
+    np.testing.assert_allclose(loss, [[-2.0, -1.5]], rtol=1e-6)  # weight min(r, 2) times the ratio-1 surrogate
+    g = jax.grad(lambda lp: POLICY_LOSSES.get("token")(lp, slp, adv, jnp.ones((1, 2)), cfg)[0].sum())(logp)
+    np.testing.assert_allclose(g, [[-2.0, -1.5]], rtol=1e-6)  # d/dlogp = -w * A
+
+
+def test_masked_positions_get_no_gradient() -> None:
+    """Tool results, user turns and the system prompt (mask 0) never receive gradient."""
+    rng = np.random.default_rng(2)
+    logp = jnp.asarray(rng.normal(-1, 0.2, (2, 5)), jnp.float32)
+    slp, ref = logp - 0.05, logp + 0.05
+    mask = jnp.array([[0, 0, 1, 1, 0], [1, 0, 0, 0, 1]], jnp.float32)
+    for name in POLICY_LOSSES:
+        for agg in AGGREGATIONS:
+            cfg = LossConfig(policy_loss=name, aggregation=agg, kl_coef=0.1)
+            g = jax.grad(lambda lp, c=cfg: policy_objective(lp, slp, jnp.array([1.0, -0.5]), mask, den(4, 2), c,
+                                                            ref)[0])(logp)
+            assert np.all(np.asarray(g)[np.asarray(mask) == 0] == 0.0), (name, agg)
+            assert np.all(np.asarray(g)[np.asarray(mask) == 1] != 0.0), (name, agg)
+    g = jax.grad(lambda lp: sft_objective(lp, mask, den(4, 2))[0])(logp)
+    np.testing.assert_array_equal(np.asarray(g), -np.asarray(mask) / 4)
+
+
+def test_bad_loss_config_names_the_problem() -> None:
+    with pytest.raises(KeyError, match="policy loss"):
+        LossConfig(policy_loss="ppo2")
+    with pytest.raises(ValueError, match="clip range"):
+        LossConfig(eps_low=1.5)
