@@ -358,10 +358,21 @@ class Sampler:
         )
 
     def update_params(self, params: nnx.State) -> None:
-        """Swap in new weights (same shapes/shardings: no recompilation), e.g. after a GRPO step."""
+        """Swap in new weights (same shapes/shardings: no recompilation), e.g. after a GRPO step.
+
+        The sampler keeps references, not copies: colocated with the trainer it decodes from the
+        trainer's own buffers. A train step that donates its params invalidates them, so call
+        this with the step's output before the next decode (or hand over a copy when decoding
+        overlaps the update, as the async GRPO mode does)."""
         leaves, treedef = jax.tree.flatten(params)
         if treedef != self.graph.treedef:
             raise ValueError("update_params: the new params do not have the model's structure")
+        if any(getattr(x, "is_deleted", lambda: False)() for x in leaves):
+            raise ValueError("update_params: these params were donated to (deleted by) a train step; "
+                             "pass the step's output params instead")
+        for new, old in zip(leaves, self._leaves, strict=True):
+            if new.shape != old.shape or new.dtype != old.dtype:
+                raise ValueError(f"update_params: {new.shape} {new.dtype} does not match {old.shape} {old.dtype}")
         self.params, self._leaves = params, leaves
 
     def decode(self, block: int | None = None, expected: np.ndarray | None = None) -> jax.Array:

@@ -1,0 +1,294 @@
+"""The sharded train step: gradient accumulation over bucketed micro-batches, AdamW, NaN guard.
+
+One optimizer step is two jitted programs:
+
+* ``accumulate(params, ref_params, acc, micro_batch, den)`` — loss and gradients of one
+  micro-batch added into the donated f32 accumulator (one compilation per micro-batch shape:
+  micro-batches are padded to length buckets, see :mod:`prove_jax.rl.batch`, so a run compiles
+  at most one per bucket);
+* ``apply(state, acc)`` — global-norm clipping + AdamW (warmup + cosine) on the donated state,
+  unless the accumulated loss or any gradient is NaN/inf: then params and optimizer state are
+  returned unchanged and ``skipped`` is incremented (the bad step is logged, never applied).
+
+Splitting accumulation from the update (instead of one ``lax.scan`` over equal micro-batches)
+lets each micro-batch be padded to its own bucket: rows are sorted by length, so a step of
+mostly short transcripts with a few long ones pays for the long ones only once.
+
+Params and optimizer state live where the model's logical-axis rules put them on the mesh
+(``fsdp``/``tensor``), micro-batch rows are sharded over ``data x fsdp``; on a mesh the
+programs are SPMD over it, on several hosts every process calls them with its local rows
+(``jax.make_array_from_process_local_data``). bf16 compute with f32 master weights is a model
+config (``dtype=bfloat16, param_dtype=float32``): weights are cast at use, gradients and the
+optimizer state stay f32.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, Protocol
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from prove_jax.models import Model
+from prove_jax.models.sharding import logical_to_spec, param_sharding
+from prove_jax.rl.losses import Denominators
+
+Batch = Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class OptimConfig:
+    """AdamW with linear warmup and cosine decay to ``lr * end_lr_ratio``, global-norm clipping."""
+
+    lr: float = 1e-6
+    warmup_steps: int = 0
+    decay_steps: int = 350  # cosine length in optimizer steps (the paper's 350 GRPO steps)
+    end_lr_ratio: float = 0.1
+    schedule: str = "cosine"  # cosine | constant
+    b1: float = 0.9
+    b2: float = 0.999
+    eps: float = 1e-8
+    weight_decay: float = 0.01
+    clip_norm: float = 1.0
+
+    def __post_init__(self) -> None:
+        if self.lr <= 0:
+            raise ValueError(f"lr must be > 0, got {self.lr}")
+        if self.schedule not in ("cosine", "constant"):
+            raise ValueError(f"schedule must be cosine or constant, got {self.schedule!r}")
+        if self.warmup_steps < 0 or self.decay_steps < 1:
+            raise ValueError("warmup_steps must be >= 0 and decay_steps >= 1")
+        if self.clip_norm <= 0:
+            raise ValueError(f"clip_norm must be > 0, got {self.clip_norm}")
+
+
+def learning_rate(cfg: OptimConfig) -> optax.Schedule:
+    if cfg.schedule == "constant":
+        return optax.join_schedules(
+            [optax.linear_schedule(0.0, cfg.lr, max(cfg.warmup_steps, 1)), optax.constant_schedule(cfg.lr)],
+            [max(cfg.warmup_steps, 1)],
+        ) if cfg.warmup_steps else optax.constant_schedule(cfg.lr)
+    return optax.warmup_cosine_decay_schedule(
+        0.0 if cfg.warmup_steps else cfg.lr, cfg.lr, cfg.warmup_steps,
+        max(cfg.decay_steps, cfg.warmup_steps + 1), cfg.lr * cfg.end_lr_ratio,
+    )
+
+
+def make_optimizer(cfg: OptimConfig) -> optax.GradientTransformation:
+    """Clip by global norm, then AdamW; weight decay only on matrices (not norms or biases)."""
+    decay_mask = lambda params: jax.tree.map(lambda x: x.ndim >= 2, params)  # noqa: E731
+    return optax.chain(
+        optax.clip_by_global_norm(cfg.clip_norm),
+        optax.adamw(learning_rate(cfg), b1=cfg.b1, b2=cfg.b2, eps=cfg.eps, weight_decay=cfg.weight_decay,
+                    mask=decay_mask),
+    )
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass
+class TrainState:
+    """Everything an optimizer step changes (and a checkpoint must hold)."""
+
+    params: Any  # nnx.State of the model's Params
+    opt_state: Any
+    step: jax.Array  # int32: optimizer updates applied
+    skipped: jax.Array  # int32: updates refused because the loss or a gradient was not finite
+
+
+class Objective(Protocol):
+    """A loss over one micro-batch: ``(model, ref_model | None, batch, den) -> (loss, metrics)``.
+    Must be hashable (a frozen dataclass): it is a static argument of the jitted programs."""
+
+    def __call__(self, model: Model, ref: Model | None, batch: Batch, den: Denominators
+                 ) -> tuple[jax.Array, dict[str, jax.Array]]: ...
+
+
+class _Static:
+    """Graph definition + objective as one jit static argument, hashed once (as the engine's
+    ``_GraphKey``: hashing an NNX graphdef on every dispatch is slow)."""
+
+    __slots__ = ("_hash", "graphdef", "objective")
+
+    def __init__(self, graphdef: nnx.GraphDef, objective: Objective) -> None:
+        self.graphdef, self.objective = graphdef, objective
+        self._hash = hash((graphdef, objective))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, _Static) and self._hash == other._hash
+                                 and self.graphdef == other.graphdef and self.objective == other.objective)
+
+
+def _accumulate(static: _Static, params: Any, ref_params: Any, acc: Any, batch: Batch, den: Denominators) -> Any:
+    def loss_fn(p: Any) -> tuple[jax.Array, dict[str, jax.Array]]:
+        model = nnx.merge(static.graphdef, p)
+        ref = None if ref_params is None else nnx.merge(static.graphdef, ref_params)
+        return static.objective(model, ref, batch, den)
+
+    (_, metrics), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
+    add = lambda a, g: a + g.astype(a.dtype)  # noqa: E731
+    return {"grads": jax.tree.map(add, acc["grads"], grads),
+            "metrics": {k: acc["metrics"][k] + v.astype(jnp.float32) for k, v in metrics.items()}}
+
+
+def _zero_acc(params: Any, names: tuple[str, ...]) -> Any:
+    grads = jax.tree.map(lambda p: jnp.zeros(p.shape, jnp.float32), params)
+    return {"grads": grads, "metrics": {k: jnp.float32(0) for k in names}}
+
+
+def _all_finite(tree: Any) -> jax.Array:
+    leaves = [jnp.all(jnp.isfinite(x)) for x in jax.tree.leaves(tree)]
+    return jnp.all(jnp.stack(leaves)) if leaves else jnp.bool_(True)
+
+
+def _apply(tx: optax.GradientTransformation, schedule: optax.Schedule, state: TrainState, acc: Any
+           ) -> tuple[TrainState, dict[str, jax.Array]]:
+    grads, metrics = acc["grads"], acc["metrics"]
+    finite = _all_finite(grads) & _all_finite(metrics)
+    # Zeros instead of NaNs into the optimizer keep its arithmetic clean; its result is discarded.
+    safe = jax.tree.map(lambda g: jnp.where(finite, g, 0.0), grads)
+    params32 = state.params
+    updates, opt_state = tx.update(safe, state.opt_state, params32)
+    params = optax.apply_updates(params32, updates)
+    keep = lambda new, old: jnp.where(finite, new, old)  # noqa: E731
+    new = TrainState(
+        params=jax.tree.map(keep, params, state.params),
+        opt_state=jax.tree.map(keep, opt_state, state.opt_state),
+        step=state.step + finite.astype(jnp.int32),
+        skipped=state.skipped + (~finite).astype(jnp.int32),
+    )
+    out = dict(metrics)
+    out.update(grad_norm=optax.tree.norm(safe), lr=jnp.asarray(schedule(state.step), jnp.float32),
+               skipped=(~finite).astype(jnp.float32))
+    return new, out
+
+
+def _variable_sharding(mesh: Mesh | None, rules: Any) -> Callable[[Any], Any]:
+    def one(x: Any) -> Any:
+        if isinstance(x, nnx.Variable):
+            return x.replace(param_sharding(x, mesh, rules))
+        if mesh is None:
+            return jax.sharding.SingleDeviceSharding(jax.devices()[0])
+        return NamedSharding(mesh, PartitionSpec())
+
+    return one
+
+
+def tree_shardings(tree: Any, mesh: Mesh | None, rules: Any) -> Any:
+    """Target shardings of a pytree whose array leaves sit in NNX Variables (params, Adam moments)
+    by their logical axes; other leaves (step counters) are replicated."""
+    return jax.tree.map(_variable_sharding(mesh, rules), tree, is_leaf=lambda x: isinstance(x, nnx.Variable))
+
+
+class Trainer:
+    """Owns the train state of one model and runs optimizer steps over lists of micro-batches.
+
+    ``Trainer(model, OptimConfig(...), objective, reference=True)``: ``reference`` keeps a frozen
+    copy of the initial params for the KL term (only created when asked for: the reference model
+    exists only when beta > 0). ``trainer.step(micro_batches, den)`` returns the step's metrics
+    (host floats); ``trainer.params`` are the current params (a fresh buffer after every step:
+    the previous ones were donated).
+    """
+
+    def __init__(self, model: Model, optim: OptimConfig, objective: Objective, *, reference: bool = False,
+                 donate: bool = True) -> None:
+        self.model_config = model.config
+        self.mesh: Mesh | None = model.mesh
+        self.rules = model.config.sharding_rules
+        graphdef, params = nnx.split(model)
+        non_params = [p for p, v in nnx.to_flat_state(params) if not isinstance(v, nnx.Param)]
+        if non_params:
+            raise ValueError(f"the trainer expects a model of Params only, found {non_params[:4]}")
+        self.graphdef = graphdef
+        self.static = _Static(graphdef, objective)
+        self.optim = optim
+        self.tx = make_optimizer(optim)
+        self.schedule = learning_rate(optim)
+        self.param_shardings = tree_shardings(params, self.mesh, self.rules)
+        opt_shape = jax.eval_shape(self.tx.init, params)
+        self.opt_shardings = tree_shardings(opt_shape, self.mesh, self.rules)
+        replicated = self._replicated()
+        self.state_shardings = TrainState(self.param_shardings, self.opt_shardings, replicated, replicated)
+        opt_state = jax.jit(self.tx.init, out_shardings=self.opt_shardings)(params)
+        zero = jax.device_put(jnp.int32(0), replicated)
+        self.state = TrainState(params, opt_state, zero, jax.device_put(jnp.int32(0), replicated))
+        self.ref_params = jax.tree.map(jnp.copy, params) if reference else None
+        acc_shardings = {"grads": self.param_shardings, "metrics": replicated}
+        self._accumulate = jax.jit(_accumulate, static_argnums=(0,), donate_argnums=(3,) if donate else (),
+                                   out_shardings=acc_shardings)
+        self._apply = jax.jit(partial(_apply, self.tx, self.schedule), donate_argnums=(0,) if donate else (),
+                              out_shardings=(self.state_shardings, replicated))
+        self._zeros = jax.jit(_zero_acc, static_argnums=(1,), out_shardings=acc_shardings)
+        self.metric_names: tuple[str, ...] | None = None
+        self._signatures: set[tuple[Any, ...]] = set()
+
+    # ---- placement ----------------------------------------------------------------------------
+    def _replicated(self) -> jax.sharding.Sharding:
+        if self.mesh is None:
+            return jax.sharding.SingleDeviceSharding(jax.devices()[0])
+        return NamedSharding(self.mesh, PartitionSpec())
+
+    def batch_sharding(self, ndim: int) -> jax.sharding.Sharding:
+        """Rows over ``data x fsdp`` (the ``batch`` logical axis), everything else replicated."""
+        if self.mesh is None:
+            return self._replicated()
+        spec = logical_to_spec(("batch",) + (None,) * (ndim - 1), self.rules)
+        return NamedSharding(self.mesh, spec)
+
+    def place(self, micro: Mapping[str, np.ndarray]) -> dict[str, jax.Array]:
+        """Host arrays (this process's rows) -> global device arrays sharded over the batch axes."""
+        out = {}
+        for k, v in micro.items():
+            v = np.asarray(v)
+            sharding = self.batch_sharding(v.ndim)
+            out[k] = jax.make_array_from_process_local_data(sharding, v) if self.mesh is not None \
+                else jax.device_put(v, sharding)
+        return out
+
+    def denominators(self, tokens: float, seqs: float) -> Denominators:
+        r = self._replicated()
+        return Denominators(jax.device_put(np.float32(tokens), r), jax.device_put(np.float32(seqs), r))
+
+    # ---- the step -----------------------------------------------------------------------------
+    def _metric_names(self, first: dict[str, jax.Array], den: Denominators) -> tuple[str, ...]:
+        if self.metric_names is None:
+            shapes = jax.eval_shape(lambda p, b, d: self.static.objective(
+                nnx.merge(self.graphdef, p), None if self.ref_params is None else nnx.merge(self.graphdef, p), b, d
+            )[1], self.state.params, first, den)
+            self.metric_names = tuple(sorted(shapes))
+        return self.metric_names
+
+    def step(self, micro_batches: Sequence[Mapping[str, np.ndarray]], den: Denominators) -> dict[str, float]:
+        """One optimizer step over ``micro_batches`` (host arrays, this process's rows)."""
+        if not micro_batches:
+            raise ValueError("a step needs at least one micro-batch")
+        placed = [self.place(mb) for mb in micro_batches]
+        names = self._metric_names(placed[0], den)
+        acc = self._zeros(self.state.params, names)
+        for mb in placed:
+            self._signatures.add(tuple(sorted((k, v.shape, str(v.dtype)) for k, v in mb.items())))
+            acc = self._accumulate(self.static, self.state.params, self.ref_params, acc, mb, den)
+        self.state, metrics = self._apply(self.state, acc)
+        return {k: float(v) for k, v in jax.device_get(metrics).items()}
+
+    @property
+    def params(self) -> Any:
+        return self.state.params
+
+    def model(self) -> Model:
+        """A model view over the current params (no copy)."""
+        return nnx.merge(self.graphdef, self.state.params)
+
+    def compiled_programs(self) -> int:
+        """Programs this trainer has needed so far: one accumulate program per distinct
+        micro-batch shape (bounded by the bucket count) plus the update."""
+        return len(self._signatures) + (1 if self._signatures else 0)

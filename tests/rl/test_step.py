@@ -1,0 +1,103 @@
+"""The train step: sharded equals single-device, accumulation equals one batch, NaN steps are skipped."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+from prove_jax.models import init_model, make_mesh
+from prove_jax.rl.batch import length_buckets, micro_batches
+from prove_jax.rl.losses import LossConfig
+from prove_jax.rl.objectives import GRPOObjective, SFTObjective
+from prove_jax.rl.step import OptimConfig, Trainer
+from tests.rl.rl_testlib import random_rows, tiny_config
+
+OPTIM = OptimConfig(lr=3e-3, warmup_steps=1, decay_steps=10, weight_decay=0.01, clip_norm=1.0)
+OBJECTIVE = GRPOObjective(LossConfig(kl_coef=0.05, eps_high=0.28), temperature=0.9)
+BUCKETS = length_buckets(256, 64)
+
+
+def _host(tree: object) -> list[np.ndarray]:
+    return [np.asarray(x) for x in jax.tree.leaves(jax.device_get(tree))]
+
+
+def _run(trainer: Trainer, rows: list, per_micro: int, steps: int = 2) -> list[dict[str, float]]:
+    out = []
+    for k in range(steps):
+        mbs, p = micro_batches(rows[k::steps] if steps > 1 else rows, per_micro, BUCKETS)
+        out.append(trainer.step(mbs, trainer.denominators(p.tokens, p.seqs)))
+    return out
+
+
+def test_sharded_step_equals_single_device() -> None:
+    rows = random_rows(16, seed=3)
+    single = Trainer(init_model(tiny_config(), seed=1), OPTIM, OBJECTIVE, reference=True)
+    mesh = make_mesh("fsdp=4,tensor=2")
+    sharded = Trainer(init_model(tiny_config(), seed=1, mesh=mesh), OPTIM, OBJECTIVE, reference=True)
+    assert any(len(set(x.sharding.spec) - {None}) for x in jax.tree.leaves(sharded.params))
+    m1, m2 = _run(single, rows, 4), _run(sharded, rows, 4)
+    for a, b in zip(m1, m2, strict=True):
+        assert a.keys() == b.keys()
+        for k in a:
+            assert b[k] == pytest.approx(a[k], rel=1e-5, abs=1e-6), k
+    # The issue's bar: every parameter and optimizer moment within 1e-5 (f32) after two steps. The
+    # largest differences sit in embedding rows with near-zero gradients, where Adam's m / sqrt(v)
+    # turns reduction-order noise into a relative difference.
+    for a, b in zip(_host(single.state), _host(sharded.state), strict=True):
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-5)
+    # optimizer moments follow the params' shardings (not replicated)
+    mu = jax.tree.leaves(sharded.state.opt_state)
+    assert any(getattr(x, "sharding", None) is not None and len(set(x.sharding.spec) - {None}) for x in mu)
+
+
+def test_accumulating_micro_batches_equals_one_batch() -> None:
+    rows = random_rows(8, seed=4)
+    a = Trainer(init_model(tiny_config(), seed=2), OPTIM, OBJECTIVE, reference=True)
+    b = Trainer(init_model(tiny_config(), seed=2), OPTIM, OBJECTIVE, reference=True)
+    ma, mb = _run(a, rows, 2, steps=1), _run(b, rows, 8, steps=1)
+    assert ma[0]["loss"] == pytest.approx(mb[0]["loss"], rel=1e-5)
+    for x, y in zip(_host(a.params), _host(b.params), strict=True):
+        np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+
+
+def test_nan_step_is_skipped_counted_and_the_run_continues() -> None:
+    rows = random_rows(8, seed=5)
+    tr = Trainer(init_model(tiny_config(), seed=0), OPTIM, OBJECTIVE)
+    mbs, p = micro_batches(rows, 4, BUCKETS)
+    den = tr.denominators(p.tokens, p.seqs)
+    bad = list(mbs)
+    bad[1] = {**mbs[1], "sample_logprobs": np.full_like(mbs[1]["sample_logprobs"], np.nan)}
+    before = _host(tr.state)
+    metrics = tr.step(bad, den)
+    assert metrics["skipped"] == 1.0 and int(tr.state.skipped) == 1 and int(tr.state.step) == 0
+    after = _host(tr.state)
+    for x, y in zip(before[:-1], after[:-1], strict=True):  # params, Adam state, step: untouched
+        np.testing.assert_array_equal(x, y)
+    metrics = tr.step(mbs, den)
+    assert metrics["skipped"] == 0.0 and int(tr.state.step) == 1 and int(tr.state.skipped) == 1
+    assert all(np.isfinite(x).all() for x in _host(tr.params))
+    assert any(not np.array_equal(x, y) for x, y in zip(before, _host(tr.state), strict=True))
+
+
+def test_compiled_programs_are_bounded_by_the_buckets() -> None:
+    tr = Trainer(init_model(tiny_config(), seed=0), OPTIM, SFTObjective())
+    for k in range(4):  # lengths spread over 3 buckets, rows shuffled between steps
+        rows = random_rows(6, seed=10 + k, lengths=(30, 250))
+        mbs, p = micro_batches(rows, 3, BUCKETS, fields=("tokens", "loss_mask"))
+        tr.step(mbs, tr.denominators(p.tokens, p.seqs))
+    assert 1 < tr.compiled_programs() <= len(BUCKETS) + 1, tr.compiled_programs()
+
+
+def test_donated_params_are_refused_by_the_engine_and_fresh_ones_accepted() -> None:
+    from prove_jax.engine import EngineConfig, Sampler
+
+    tr = Trainer(init_model(tiny_config(), seed=0), OPTIM, SFTObjective())
+    sampler = Sampler(tr.model(), EngineConfig(slots=2, max_len=64, min_chunk=16, max_chunk=32), stop_ids=(1,))
+    old = tr.params
+    mbs, p = micro_batches(random_rows(4, seed=6), 4, BUCKETS, fields=("tokens", "loss_mask"))
+    tr.step(mbs, tr.denominators(p.tokens, p.seqs))
+    with pytest.raises(ValueError, match="donated"):
+        sampler.update_params(old)
+    sampler.update_params(tr.params)  # the step's output: no copy
+    assert jax.tree.leaves(sampler.params)[0] is jax.tree.leaves(tr.params)[0]
