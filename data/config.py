@@ -11,6 +11,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from prove_jax.yamlconf import apply_override, build
+
 PAPER_MIX = {"conversation": 10_895, "clarification": 1_500, "abstention_irrelevance": 1_122}
 """The paper's 13,517 examples. Abstention + irrelevance is one bucket there (806 When2Call + 316
 xLAM-Irrelevance); we synthesise both against our own servers, irrelevance at 5 % of the total."""
@@ -73,6 +75,27 @@ class SynthConfig:
     llm_classifier: bool = False
     llm_teacher: bool = False
 
+    def __post_init__(self) -> None:
+        rates = ("irrelevance_rate", "distractor_rate", "enum_strip_rate", "third_turn_rate", "cross_domain_rate",
+                 "parallel_rate", "designed_failure_rate", "optional_arg_rate", "max_replay_error_rate",
+                 "dedup_threshold")
+        for name in rates:
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1], got {getattr(self, name)}")
+        for name in ("n_conversation", "n_clarification", "n_abstention_irrelevance"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not 1 <= self.distractor_range[0] <= self.distractor_range[1]:
+            raise ValueError(f"distractor_range must be 1 <= low <= high, got {self.distractor_range}")
+        if not 1 <= self.chain_min <= self.chain_max or not 1 <= self.min_turns <= self.max_turns:
+            raise ValueError("need 1 <= chain_min <= chain_max and 1 <= min_turns <= max_turns")
+        for name in ("info_levels", "splits"):
+            v = getattr(self, name)
+            if any(x < 0 for x in v) or abs(sum(v) - 1.0) > 1e-6:
+                raise ValueError(f"{name} must be non-negative and sum to 1, got {v}")
+        if self.world_pool < 1 or self.refresh_every < 1 or self.shard_size < 1 or self.context_per_type < 1:
+            raise ValueError("world_pool, refresh_every, shard_size and context_per_type must be >= 1")
+
     @property
     def n_irrelevance(self) -> int:
         return round(self.irrelevance_rate * self.total)
@@ -110,24 +133,21 @@ def preset(size: str) -> SynthConfig:
 
 
 def override(cfg: SynthConfig, assignments: list[str]) -> SynthConfig:
-    """Apply ``key=value`` strings (values parsed as YAML scalars/lists)."""
-    import yaml
-
-    changes: dict[str, Any] = {}
-    llm_changes: dict[str, Any] = {}
-    names = {f.name for f in dataclasses.fields(cfg)}
+    """Apply ``key=value`` strings (``llm.model=...`` for the nested endpoint) through the project's
+    strict parser: unknown keys and ill-typed values (``distractor_rate=lots``) are errors that
+    name the key, and so are values the dataclass rejects."""
+    data = cfg.to_dict()
     for item in assignments:
-        key, sep, raw = item.partition("=")
-        if not sep:
-            raise ValueError(f"override {item!r} is not key=value")
-        value = yaml.safe_load(raw)
-        if key.startswith("llm."):
-            llm_changes[key[4:]] = value
-        elif key in names:
-            current = getattr(cfg, key)
-            changes[key] = tuple(value) if isinstance(current, tuple) else value
+        apply_override(data, item)
+    return build(SynthConfig, data)
+
+
+def from_mapping(size: str, changes: dict[str, Any]) -> SynthConfig:
+    """The ``size`` preset with ``changes`` (a nested mapping, e.g. a run config's ``data.synth``)."""
+    data = preset(size).to_dict()
+    for key, value in changes.items():
+        if isinstance(value, dict) and isinstance(data.get(key), dict):
+            data[key].update(value)
         else:
-            raise ValueError(f"unknown setting {key!r}")
-    if llm_changes:
-        changes["llm"] = dataclasses.replace(cfg.llm, **llm_changes)
-    return dataclasses.replace(cfg, **changes)
+            data[key] = value
+    return build(SynthConfig, data)

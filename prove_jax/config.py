@@ -1,27 +1,31 @@
-"""Configs: small dataclasses per concern, loaded from YAML, overridden with ``dotted.key=value``.
+"""The run config: one small dataclass per concern, composed by :class:`LaunchConfig`.
 
-    cfg = load(LaunchConfig, "configs/runs/tiny_cpu.yaml", ["env.backend=stdio", "env.n_procs=2"])
+    cfg = load(LaunchConfig, "configs/runs/tiny_cpu.yaml", ["grpo.steps=3", "env.backend=stdio"])
 
-Each concern owns its own dataclass (``EnvConfig`` here; models, rollout, GRPO… add theirs), and a run
-config composes them. Unknown keys are errors (a typo must not silently fall back to a default), and
-override values are parsed as YAML scalars then checked against the field's type.
+Every concern keeps its own dataclass where it lives (``rl.GRPOConfig``, ``rl.SFTConfig``,
+``rl.OptimConfig``, ``rl.LossConfig``, ``engine.SamplingConfig``, ``env.ToolView``,
+``checkpoint.CheckpointConfig``, ``eval.EvalConfig``); the sections defined here only say where
+inputs come from (data, tokenizer, model) and the launcher's own switches. :func:`check` then
+builds what the sections describe (the synthesis config, the reward config, the model config, the
+mesh) so a bad value fails before any work starts, naming its key. The parser is
+:mod:`prove_jax.yamlconf` (the same one ``data/`` uses).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import types
-import typing
-from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
-import yaml
+from prove_jax.checkpoint import CheckpointConfig
+from prove_jax.env.view import ToolView
+from prove_jax.eval.indomain import EvalConfig
+from prove_jax.rl.grpo import GRPOConfig
+from prove_jax.rl.sft import SFTConfig
+from prove_jax.yamlconf import ConfigError, apply_override, build, load, read_yaml, to_dict
 
-T = TypeVar("T")
+__all__ = ["ConfigError", "LaunchConfig", "apply_override", "build", "check", "load", "read_yaml", "to_dict"]
 
-
-class ConfigError(ValueError):
-    """A config file or override that does not fit the config dataclasses."""
+STAGES = ("synth", "tokenizer", "sft", "grpo", "eval", "export", "demo")
 
 
 @dataclasses.dataclass
@@ -37,10 +41,121 @@ class EnvConfig:
     call_timeout_s: float = 10.0
     max_concurrent_episodes: int = 256
 
+    def __post_init__(self) -> None:
+        if self.backend not in ("inprocess", "inprocess-mcp", "stdio", "http"):
+            raise ValueError(f"backend must be inprocess, inprocess-mcp, stdio or http, got {self.backend!r}")
+
+
+@dataclasses.dataclass
+class DataConfig:
+    """The Example records: an existing dataset directory, or a synthesis into ``<out_dir>/data``."""
+
+    dir: str = ""
+    size: str = "tiny"  # tiny | paper
+    seed: int = 0
+    synth: dict[str, Any] = dataclasses.field(default_factory=dict)  # SynthConfig fields
+    train_split: str = "train"
+    eval_split: str = "test"
+
+
+@dataclasses.dataclass
+class TokenizerConfig:
+    """A real model's tokenizer directory, or a tiny BPE trained on the run's own conversations."""
+
+    dir: str = ""
+    vocab_size: int = 3000
+    corpus_examples: int = 400  # training examples whose live conversations form the corpus
+
+
+@dataclasses.dataclass
+class ModelSection:
+    """A local HF checkpoint (``hf_dir``) or a random init of ``init`` (ModelConfig fields)."""
+
+    family: str = "qwen3"  # qwen2 | qwen3 | granite (HF model_type)
+    hf_dir: str = ""
+    init: dict[str, Any] = dataclasses.field(default_factory=lambda: {
+        "hidden_size": 128, "intermediate_size": 384, "num_layers": 3, "num_heads": 4, "num_kv_heads": 2,
+        "head_dim": 32, "rope_theta": 1e6, "max_position_embeddings": 32768})
+    dtype: str = "float32"  # compute dtype; "bfloat16" with param_dtype "float32" = bf16 with f32 master
+    param_dtype: str = "float32"
+    remat: str = "none"  # none | full | dots
+    scan_layers: bool = False
+    mesh: str = ""  # e.g. "fsdp=4,tensor=2"; empty: one device
+    seed: int = 0
+
+
+@dataclasses.dataclass
+class EpisodeSection:
+    """Episode caps. ``max_tokens: null`` derives the transcript cap from the data: the longest
+    gold transcript of the train split times ``length_margin`` (bounded by ``max_tokens_limit``)."""
+
+    max_user_turns: int = 5
+    max_assistant_turns: int = 10
+    max_tokens: int | None = None
+    max_result_chars: int | None = 2000
+    length_margin: float = 1.25
+    max_tokens_limit: int = 32768
+
+
+@dataclasses.dataclass
+class EngineSection:
+    """Engine shapes (``engine.EngineConfig``); ``max_len: null`` follows the episode cap."""
+
+    slots: int = 16
+    max_len: int | None = None
+    min_chunk: int = 32
+    max_chunk: int = 256
+    prefill_rows: int = 2
+    decode_block: int = 8
+
+
+@dataclasses.dataclass
+class RewardSection:
+    """``rewards.RewardConfig.from_dict`` keys (``variant``: paper | recall_only | no_val | ...)."""
+
+    variant: str = "paper"
+    weights: dict[str, float] = dataclasses.field(default_factory=dict)
+    alpha: float | None = None
+    beta: float | None = None
+    disable: list[str] = dataclasses.field(default_factory=list)
+    final_state: bool = False
+    group_normalize: bool = False
+
+    def to_reward(self) -> Any:
+        from prove_jax.rewards import RewardConfig
+
+        data: dict[str, Any] = {"variant": self.variant, "disable": self.disable, "final_state": self.final_state,
+                                "group_normalize": self.group_normalize}
+        if self.weights:
+            data["weights"] = self.weights
+        for k in ("alpha", "beta"):
+            if getattr(self, k) is not None:
+                data[k] = getattr(self, k)
+        return RewardConfig.from_dict(data)
+
+
+@dataclasses.dataclass
+class ExportConfig:
+    dir: str = ""  # default <out_dir>/hf
+    dtype: str = ""  # stored weight dtype (default: the params' own)
+
+
+@dataclasses.dataclass
+class DistributedConfig:
+    """Multi-process runs: ``jax.distributed.initialize`` is called when ``num_processes > 1``
+    (explicit coordinator) or when ``auto`` and the launcher environment (SLURM, TPU pod,
+    ``JAX_COORDINATOR_ADDRESS``) describes several processes."""
+
+    auto: bool = True
+    coordinator: str = ""
+    num_processes: int = 1
+    process_id: int = -1
+    local_devices: int = 0  # CPU only: devices per process (0: leave as is)
+
 
 @dataclasses.dataclass
 class DemoConfig:
-    """The server/pool demo that ``launch`` runs until the trainer stages exist."""
+    """The server/pool demo (random policy over live servers)."""
 
     episodes: int = 60
     calls_per_episode: int = 8
@@ -49,101 +164,65 @@ class DemoConfig:
 
 @dataclasses.dataclass
 class LaunchConfig:
-    """A run: a name, an output directory, a seed, the stages to run and each concern's config."""
+    """A run: name, output directory, seed, the stages to run and each concern's config."""
 
     name: str = "tiny_cpu"
     out_dir: str = "runs/tiny_cpu"
     seed: int = 0
-    stages: list[str] = dataclasses.field(default_factory=lambda: ["demo"])
+    stages: list[str] = dataclasses.field(default_factory=lambda: ["synth", "tokenizer", "sft", "grpo", "eval",
+                                                                    "export"])
+    progress: bool = True
+    data: DataConfig = dataclasses.field(default_factory=DataConfig)
+    view: ToolView = dataclasses.field(default_factory=ToolView)
+    tokenizer: TokenizerConfig = dataclasses.field(default_factory=TokenizerConfig)
+    model: ModelSection = dataclasses.field(default_factory=ModelSection)
+    episode: EpisodeSection = dataclasses.field(default_factory=EpisodeSection)
+    engine: EngineSection = dataclasses.field(default_factory=EngineSection)
     env: EnvConfig = dataclasses.field(default_factory=EnvConfig)
+    sft: SFTConfig = dataclasses.field(default_factory=SFTConfig)
+    grpo: GRPOConfig = dataclasses.field(default_factory=GRPOConfig)
+    reward: RewardSection = dataclasses.field(default_factory=RewardSection)
+    checkpoint: CheckpointConfig = dataclasses.field(default_factory=CheckpointConfig)
+    eval: EvalConfig = dataclasses.field(default_factory=EvalConfig)
+    export: ExportConfig = dataclasses.field(default_factory=ExportConfig)
+    distributed: DistributedConfig = dataclasses.field(default_factory=DistributedConfig)
     demo: DemoConfig = dataclasses.field(default_factory=DemoConfig)
 
 
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+def _wrap(where: str, fn: Any, *args: Any, **kw: Any) -> Any:
+    try:
+        return fn(*args, **kw)
+    except ConfigError:
+        raise
+    except (ValueError, TypeError, KeyError) as exc:
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        raise ConfigError(f"{where}: {msg}") from exc
 
 
-def _coerce(value: Any, tp: Any, where: str) -> Any:
-    """Check/convert ``value`` to ``tp`` (dataclasses, lists, dicts, unions, scalars)."""
-    origin = typing.get_origin(tp)
-    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
-        if not isinstance(value, dict):
-            raise ConfigError(f"{where}: expected a mapping for {tp.__name__}, got {value!r}")
-        return build(tp, value, where)
-    if origin in (list, tuple):
-        if not isinstance(value, list | tuple):
-            raise ConfigError(f"{where}: expected a list, got {value!r}")
-        (item,) = typing.get_args(tp)[:1] or (Any,)
-        return [_coerce(v, item, f"{where}[{i}]") for i, v in enumerate(value)]
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise ConfigError(f"{where}: expected a mapping, got {value!r}")
-        _, vt = typing.get_args(tp) or (Any, Any)
-        return {str(k): _coerce(v, vt, f"{where}.{k}") for k, v in value.items()}
-    if origin in (typing.Union, types.UnionType):
-        for option in typing.get_args(tp):
-            if option is type(None) and value is None:
-                return None
-            try:
-                return _coerce(value, option, where)
-            except ConfigError:
-                continue
-        raise ConfigError(f"{where}: {value!r} does not fit {tp}")
-    if tp is Any:
-        return value
-    if tp is float and isinstance(value, int) and not isinstance(value, bool):
-        return float(value)
-    if tp in (int, float) and isinstance(value, bool):
-        raise ConfigError(f"{where}: expected {tp.__name__}, got a boolean")
-    if isinstance(tp, type) and not isinstance(value, tp):
-        raise ConfigError(f"{where}: expected {tp.__name__}, got {value!r}")
-    return value
-
-
-def build[T](cls: type[T], data: dict[str, Any], where: str = "") -> T:
-    """Instantiate ``cls`` from a mapping, recursively; unknown keys are errors."""
-    hints = _hints(cls)
-    unknown = set(data) - set(hints)
+def check(cfg: LaunchConfig) -> None:
+    """Build everything the sections describe, so bad values fail now, naming their key."""
+    unknown = [s for s in cfg.stages if s not in STAGES]
     if unknown:
-        raise ConfigError(f"{where or cls.__name__}: unknown key(s) {sorted(unknown)}; known: {sorted(hints)}")
-    kwargs = {k: _coerce(v, hints[k], f"{where}.{k}" if where else k) for k, v in data.items()}
-    return cls(**kwargs)
+        raise ConfigError(f"stages: unknown stage(s) {unknown}; known: {list(STAGES)}")
+    if cfg.data.size not in ("tiny", "paper"):
+        raise ConfigError(f"data.size: expected tiny or paper, got {cfg.data.size!r}")
+    from data.config import from_mapping
 
+    _wrap("data.synth", from_mapping, cfg.data.size, cfg.data.synth)
+    _wrap("reward", cfg.reward.to_reward)
+    from prove_jax.models.config import FAMILY_CLASSES
+    from prove_jax.models.sharding import parse_mesh_spec
 
-def to_dict(cfg: Any) -> dict[str, Any]:
-    return dataclasses.asdict(cfg)
+    if cfg.model.family not in FAMILY_CLASSES:
+        raise ConfigError(f"model.family: expected one of {sorted(FAMILY_CLASSES)}, got {cfg.model.family!r}")
+    if not cfg.model.hf_dir:
+        _wrap("model.init", FAMILY_CLASSES[cfg.model.family], vocab_size=256, dtype=cfg.model.dtype,
+              param_dtype=cfg.model.param_dtype, remat=cfg.model.remat, **cfg.model.init)
+    _wrap("model.mesh", parse_mesh_spec, cfg.model.mesh)
+    from prove_jax.engine import EngineConfig
 
-
-def apply_override(data: dict[str, Any], override: str) -> None:
-    """``a.b.c=value`` into a nested dict (value parsed as YAML: ``3``, ``true``, ``[a, b]``)."""
-    if "=" not in override:
-        raise ConfigError(f"override {override!r} is not of the form key=value")
-    key, raw = override.split("=", 1)
-    parts = key.strip().split(".")
-    node = data
-    for part in parts[:-1]:
-        node = node.setdefault(part, {})
-        if not isinstance(node, dict):
-            raise ConfigError(f"override {override!r}: {part} is not a section")
-    node[parts[-1]] = yaml.safe_load(raw) if raw.strip() else ""
-
-
-def load[T](cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None) -> T:
-    """Defaults ← YAML file ← dotted overrides, validated against ``cls``."""
-    data: dict[str, Any] = to_dict(cls())
-    if path is not None:
-        loaded = yaml.safe_load(Path(path).read_text()) or {}
-        if not isinstance(loaded, dict):
-            raise ConfigError(f"{path}: top level must be a mapping")
-        _merge(data, loaded)
-    for override in overrides or []:
-        apply_override(data, override)
-    return build(cls, data)
-
-
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> None:
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict) and key not in ("urls",):
-            _merge(base[key], value)
-        else:
-            base[key] = value
+    e = cfg.engine
+    _wrap("engine", EngineConfig, slots=e.slots, max_len=e.max_len or 4096, min_chunk=e.min_chunk,
+          max_chunk=e.max_chunk, prefill_rows=e.prefill_rows, decode_block=e.decode_block)
+    if cfg.episode.max_tokens is not None and e.max_len is not None and e.max_len < cfg.episode.max_tokens:
+        raise ConfigError(f"engine.max_len ({e.max_len}) must be >= episode.max_tokens ({cfg.episode.max_tokens})")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from prove_jax.config import ConfigError, EnvConfig, LaunchConfig, load
+from prove_jax.config import ConfigError, EnvConfig, LaunchConfig, check, load
 from prove_jax.launch import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,23 +32,37 @@ def test_bad_overrides_are_errors(override: str, needle: str) -> None:
         load(LaunchConfig, None, [override])
 
 
-def test_shipped_configs_load() -> None:
-    for path in (ROOT / "configs" / "runs").glob("*.yaml"):
-        assert isinstance(load(LaunchConfig, path), LaunchConfig)
+def test_shipped_configs_load_and_check() -> None:
+    paths = sorted((ROOT / "configs" / "runs").glob("*.yaml"))
+    assert len(paths) >= 5
+    for path in paths:
+        cfg = load(LaunchConfig, path)
+        if not cfg.model.hf_dir:
+            check(cfg)
+
+
+@pytest.mark.parametrize(
+    ("override", "needle"),
+    [("grpo.stpes=3", "unknown key"), ("data.synth={distractor_rate: lots}", "distractor_rate"),
+     ("data.synth={distractor_rate: 1.5}", "distractor_rate"), ("reward.variant=bogus", "bogus"),
+     ("grpo.loss.policy_loss=ppo2", "ppo2"), ("stages=[synth, trian]", "trian"), ("model.mesh=model=2", "mesh"),
+     ("grpo.sampling.temperature=0", "temperature"), ("model.init={hidden_sise: 3}", "hidden_sise"),
+     ("sft.optim.lr=-1", "lr")],
+)
+def test_a_config_typo_fails_before_any_work(override: str, needle: str, tmp_path: Path) -> None:
+    out = tmp_path / "never"
+    with pytest.raises(SystemExit, match=needle):
+        main([f"out_dir={out}", override])
+    assert not out.exists()
 
 
 def test_launch_demo_runs_and_reports(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    results = main(["env.backend=inprocess", f"out_dir={out}", "demo.episodes=12", "demo.calls_per_episode=5",
-                    "env.domains=[banking, vehicle]"])
+    results = main(["stages=[demo]", "env.backend=inprocess", f"out_dir={out}", "demo.episodes=12",
+                    "demo.calls_per_episode=5", "env.domains=[banking, vehicle]"])
     summary = json.loads((out / "demo_summary.json").read_text())
-    assert summary == json.loads(json.dumps(results["demo"]))
+    assert summary == json.loads(json.dumps(results["stages"]["demo"]))
     assert summary["pool"]["episodes_opened"] == 12
     assert sum(d["calls"] for d in summary["domains"].values()) == 12 * 5
     assert all(d["ok"] > 0 for d in summary["domains"].values()), "grounded random calls should sometimes succeed"
     assert (out / "demo.png").stat().st_size > 1000
-
-
-def test_unimplemented_stage_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(SystemExit, match="not implemented yet"):
-        main([f"out_dir={tmp_path}", "stages=[demo, grpo]"])

@@ -1,0 +1,154 @@
+"""The strict config parser every concern shares: dataclasses <- YAML <- ``dotted.key=value``.
+
+    cfg = load(LaunchConfig, "configs/runs/tiny_cpu.yaml", ["grpo.steps=3", "env.backend=stdio"])
+
+Unknown keys are errors that name the key (a typo must never fall back to a default); values are
+checked against the field's type (``distractor_rate=lots`` fails, ``n_procs=true`` fails, ``3`` is
+accepted for a float); a dataclass's own ``__post_init__`` checks run at load time too, and their
+errors name the section. YAML files may start from others with ``include: [path, ...]`` (relative
+to the including file; later entries and the file itself win).
+
+Pure: imports only ``yaml``, so ``data/`` and ``rewards/`` configs go through the same parser
+without importing the training side.
+"""
+
+from __future__ import annotations
+
+import collections.abc
+import dataclasses
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+T = TypeVar("T")
+
+
+class ConfigError(ValueError):
+    """A config file or override that does not fit the config dataclasses."""
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _coerce(value: Any, tp: Any, where: str) -> Any:
+    """Check/convert ``value`` to ``tp`` (dataclasses, lists, dicts, unions, scalars)."""
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a mapping for {tp.__name__}, got {value!r}")
+        return build(tp, value, where)
+    if origin is list:
+        if not isinstance(value, list | tuple):
+            raise ConfigError(f"{where}: expected a list, got {value!r}")
+        (item,) = typing.get_args(tp)[:1] or (Any,)
+        return [_coerce(v, item, f"{where}[{i}]") for i, v in enumerate(value)]
+    if origin is tuple:
+        if not isinstance(value, list | tuple):
+            raise ConfigError(f"{where}: expected a list, got {value!r}")
+        args = typing.get_args(tp)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(_coerce(v, args[0], f"{where}[{i}]") for i, v in enumerate(value))
+        if args and len(args) != len(value):
+            raise ConfigError(f"{where}: expected {len(args)} values, got {value!r}")
+        return tuple(_coerce(v, a, f"{where}[{i}]") for i, (v, a) in enumerate(zip(value, args or [Any] * len(value),
+                                                                                    strict=True)))
+    if origin in (dict, collections.abc.Mapping):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a mapping, got {value!r}")
+        _, vt = typing.get_args(tp) or (Any, Any)
+        return {str(k): _coerce(v, vt, f"{where}.{k}") for k, v in value.items()}
+    if origin in (typing.Union, types.UnionType):
+        for option in typing.get_args(tp):
+            if option is type(None) and value is None:
+                return None
+            try:
+                return _coerce(value, option, where)
+            except ConfigError:
+                continue
+        raise ConfigError(f"{where}: {value!r} does not fit {tp}")
+    if tp is Any:
+        return value
+    if tp is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if tp in (int, float) and isinstance(value, bool):
+        raise ConfigError(f"{where}: expected {tp.__name__}, got a boolean")
+    if isinstance(tp, type) and not isinstance(value, tp):
+        raise ConfigError(f"{where}: expected {tp.__name__}, got {value!r}")
+    return value
+
+
+def build[T](cls: type[T], data: dict[str, Any], where: str = "") -> T:
+    """Instantiate ``cls`` from a mapping, recursively; unknown keys are errors."""
+    hints = _hints(cls)
+    unknown = set(data) - set(hints)
+    if unknown:
+        raise ConfigError(f"{where or cls.__name__}: unknown key(s) {sorted(unknown)}; known: {sorted(hints)}")
+    kwargs = {k: _coerce(v, hints[k], f"{where}.{k}" if where else k) for k, v in data.items()}
+    try:
+        return cls(**kwargs)
+    except (ValueError, TypeError, KeyError) as exc:
+        if isinstance(exc, ConfigError):
+            raise
+        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        raise ConfigError(f"{where or cls.__name__}: {msg}") from exc
+
+
+def to_dict(cfg: Any) -> dict[str, Any]:
+    return dataclasses.asdict(cfg)
+
+
+def apply_override(data: dict[str, Any], override: str) -> None:
+    """``a.b.c=value`` into a nested dict (value parsed as YAML: ``3``, ``true``, ``[a, b]``)."""
+    if "=" not in override:
+        raise ConfigError(f"override {override!r} is not of the form key=value")
+    key, raw = override.split("=", 1)
+    parts = key.strip().split(".")
+    node = data
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"override {override!r}: {part} is not a section")
+    node[parts[-1]] = yaml.safe_load(raw) if raw.strip() else ""
+
+
+def read_yaml(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+    """A YAML mapping with its ``include:`` files merged underneath it."""
+    path = Path(path).resolve()
+    if path in _seen:
+        raise ConfigError(f"{path}: include cycle")
+    try:
+        loaded = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc})") from exc
+    if not isinstance(loaded, dict):
+        raise ConfigError(f"{path}: top level must be a mapping")
+    includes = loaded.pop("include", None) or []
+    if isinstance(includes, str):
+        includes = [includes]
+    data: dict[str, Any] = {}
+    for inc in includes:
+        _merge(data, read_yaml(path.parent / inc, (*_seen, path)))
+    _merge(data, loaded)
+    return data
+
+
+def load[T](cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None) -> T:
+    """Defaults ← YAML file (with its includes) ← dotted overrides, validated against ``cls``."""
+    data: dict[str, Any] = to_dict(cls())
+    if path is not None:
+        _merge(data, read_yaml(path))
+    for override in overrides or []:
+        apply_override(data, override)
+    return build(cls, data)
+
+
+def _merge(base: dict[str, Any], extra: dict[str, Any]) -> None:
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict) and key not in ("urls",):
+            _merge(base[key], value)
+        else:
+            base[key] = value
