@@ -14,6 +14,10 @@ returns the rollout (``finish == "env_failed"``), so one broken server never los
 The output is the Rollout record of DESIGN Contract 3, a plain dict::
 
     example_id, group_id, sample_idx
+    kind, n_gold_calls                            from the Example: the trainer and eval need
+                                                  them without the record at hand
+    opening                                       tokens of the opening render (system + tools +
+                                                  first user turn; shared by a GRPO group)
     tokens int32[T], loss_mask bool[T]           exactly the ids the policy saw and produced
     logprobs float32[T]                          log-probs under the unmodified model (0 off-mask)
     sample_logprobs float32[T]                   under the distribution actually sampled from
@@ -291,10 +295,14 @@ async def run_episode(
     sample_lp = np.zeros(len(tokens), np.float32)
     for start, values in generated:
         sample_lp[start : start + len(values)] = values
+    opening = tr.spans[0].end if tr.spans and tr.spans[0].kind == "context" else 0
     record: dict[str, Any] = {
         "example_id": example.get("id"),
         "group_id": group_id if group_id is not None else example.get("id"),
         "sample_idx": sample_idx,
+        "kind": example.get("kind"),
+        "n_gold_calls": sum(len(s.get("calls") or ()) for t in turns for s in t.get("gold") or ()),
+        "opening": opening,
         "tokens": tokens,
         "loss_mask": loss_mask,
         "logprobs": logprobs,

@@ -1,0 +1,252 @@
+"""The GRPO loop: prompts -> live multi-turn rollouts -> rewards -> advantages -> update -> new params.
+
+One step (synchronous mode):
+
+1. the next prompt batch comes from the Grain loader (its state is in every checkpoint);
+2. ``run_rollouts`` plays ``group_size`` episodes of each prompt concurrently through the engine
+   and the MCP pool (sampling seeds derived from ``(seed, step, example, sample)``);
+3. episodes whose server died or timed out (``failed``) are excluded and counted; the rest are
+   scored per group with the configured reward (``score_rollouts``: GDPO normalisation happens
+   there) and turned into advantages (``rl.advantages``); constant groups are dropped or kept;
+4. rows are bucketed into micro-batches (Grain) and the train step applies one optimizer update;
+5. the engine gets the new params (``Sampler.update_params``; same buffers, no copy).
+
+**One-step off-policy mode** (``async_rollouts``): while step ``t``'s update runs (in a worker
+thread; JAX releases the GIL while the device computes), step ``t+1``'s rollouts are generated
+with the params before that update, from a device copy the engine owns (the update donates its
+input buffers). Staleness is bounded by one step; the importance ratio is against the sampled
+distribution, and ``loss.tis_cap`` turns on the truncated-IS correction. A resumed async run
+regenerates its first batch with the restored params (the in-flight batch is not checkpointed).
+
+Each step's metrics row holds the reward and its components, loss terms, lengths, calls per
+episode, tool error rate, skipped/failed counts and the time split: ``time/rollout_device``
+(the engine's busy device time), ``time/host`` (the rest of the rollout phase: tool calls,
+parsing, tokenisation, scheduling, plus reward/advantage/batching), ``time/update``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+import zlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from prove_jax.chat import ChatTemplate, ChatTokenizer
+from prove_jax.engine import Engine, SamplingConfig
+from prove_jax.env import EpisodeConfig, MCPPool, run_rollouts
+from prove_jax.rewards import RewardConfig, score_rollouts
+from prove_jax.rl.advantages import group_advantages
+from prove_jax.rl.batch import Row, length_buckets, micro_batches
+from prove_jax.rl.loop import StageRunner
+from prove_jax.rl.losses import LossConfig
+from prove_jax.rl.step import OptimConfig, Trainer
+
+COMPONENTS = ("val", "cov", "eff", "name", "arg")
+
+
+@dataclasses.dataclass(frozen=True)
+class GRPOConfig:
+    """The GRPO recipe (paper §4: 16 prompts x 16 samples, KL 0.01, 350 steps)."""
+
+    steps: int = 350
+    prompts_per_step: int = 16
+    group_size: int = 16
+    rows_per_micro: int = 8
+    advantage: str = "grpo"  # grpo | dr_grpo | rloo
+    drop_constant_groups: bool = True
+    async_rollouts: bool = False
+    sampling: SamplingConfig = dataclasses.field(default_factory=lambda: SamplingConfig(max_new_tokens=512))
+    loss: LossConfig = dataclasses.field(default_factory=lambda: LossConfig(kl_coef=0.01))
+    optim: OptimConfig = dataclasses.field(default_factory=OptimConfig)
+
+    def __post_init__(self) -> None:
+        if self.steps < 1 or self.prompts_per_step < 1 or self.group_size < 2 or self.rows_per_micro < 1:
+            raise ValueError("steps, prompts_per_step, rows_per_micro must be >= 1 and group_size >= 2")
+        if self.sampling.temperature <= 0:
+            raise ValueError("GRPO samples: sampling.temperature must be > 0")
+
+
+def step_seed(seed: int, step: int) -> int:
+    return zlib.crc32(f"grpo:{seed}:{step}".encode()) & 0x7FFFFFFF
+
+
+def rollouts_to_rows(
+    examples: Sequence[Mapping[str, Any]],
+    rollouts: Sequence[Mapping[str, Any]],
+    reward: RewardConfig,
+    cfg: GRPOConfig,
+) -> tuple[list[Row], dict[str, float]]:
+    """Score groups, compute advantages and build rows; also the step's rollout statistics."""
+    by_group: dict[str, list[Mapping[str, Any]]] = {}
+    for r in rollouts:
+        by_group.setdefault(str(r["group_id"]), []).append(r)
+    failed = sum(1 for r in rollouts if r["failed"])
+    groups, totals, kept_rollouts, comps = [], [], [], {c: [] for c in COMPONENTS}
+    for ex in examples:
+        ok = [r for r in by_group.get(str(ex["id"]), []) if not r["failed"]]
+        if len(ok) < 2:
+            continue
+        scores = score_rollouts(ex, ok, reward)
+        raw = [s.get("total_raw", s["total"]) for s in scores]
+        groups.append(ok)
+        totals.append(np.array([s["total"] for s in scores]))
+        kept_rollouts.extend(zip(ok, raw, strict=True))
+        for c in COMPONENTS:
+            comps[c].extend(s[c] for s in scores)
+    advs, constant = group_advantages(totals, cfg.advantage, drop_constant=cfg.drop_constant_groups)
+    rows: list[Row] = []
+    for group, adv in zip(groups, advs, strict=True):
+        if adv is None:
+            continue
+        for r, a in zip(group, adv, strict=True):
+            rows.append(Row(np.asarray(r["tokens"], np.int32), np.asarray(r["loss_mask"], bool),
+                            np.asarray(r["sample_logprobs"], np.float32), float(a)))
+    ok_all = [r for r, _ in kept_rollouts]
+    n_calls = sum(len(r["calls"]) for r in ok_all)
+    n_bad = sum(1 for r in ok_all for c in r["calls"] if not c["executed_ok"])
+    stats: dict[str, float] = {
+        "reward": float(np.mean([x for _, x in kept_rollouts])) if kept_rollouts else float("nan"),
+        **{f"reward/{c}": float(np.mean(v)) if v else float("nan") for c, v in comps.items()},
+        "episodes": float(len(rollouts)),
+        "failed_episodes": float(failed),
+        "constant_groups": float(constant),
+        "groups": float(len(groups)),
+        "rows": float(len(rows)),
+        "calls_per_episode": n_calls / max(1, len(ok_all)),
+        "tool_error_rate": n_bad / max(1, n_calls),
+        "parse_errors_per_episode": sum(len(r["parse_errors"]) for r in ok_all) / max(1, len(ok_all)),
+        "len/tokens": float(np.mean([len(r["tokens"]) for r in ok_all])) if ok_all else 0.0,
+        "len/generated": float(np.mean([int(np.sum(r["loss_mask"])) for r in ok_all])) if ok_all else 0.0,
+        "len/max": float(max((len(r["tokens"]) for r in ok_all), default=0)),
+        "finish/token_cap": float(sum(r["finish"] == "token_cap" for r in ok_all)),
+        "finish/assistant_cap": float(sum(r["finish"] == "assistant_cap" for r in ok_all)),
+    }
+    return rows, stats
+
+
+@dataclasses.dataclass
+class GRPOContext:
+    """Everything a GRPO run needs besides its config (built by the launcher)."""
+
+    trainer: Trainer
+    engine: Engine
+    pool: MCPPool
+    template: ChatTemplate
+    tokenizer: ChatTokenizer
+    episode: EpisodeConfig
+    reward: RewardConfig
+    max_len: int
+
+
+class _Generator:
+    """Rollouts of one prompt batch, timed (wall and the engine's busy device time)."""
+
+    def __init__(self, ctx: GRPOContext, cfg: GRPOConfig, seed: int) -> None:
+        self.ctx, self.cfg, self.seed = ctx, cfg, seed
+
+    async def __call__(self, examples: list[dict[str, Any]], step: int) -> dict[str, Any]:
+        c = self.ctx
+        t0, busy0 = time.perf_counter(), c.engine.stats.device_busy_s
+        gen0 = c.engine.stats.generated_tokens
+        ros = await run_rollouts(c.engine, c.pool, examples, c.template, c.tokenizer, n_samples=self.cfg.group_size,
+                                 sampling=self.cfg.sampling, config=c.episode, seed=step_seed(self.seed, step))
+        return {"examples": examples, "rollouts": ros, "wall": time.perf_counter() - t0,
+                "device": c.engine.stats.device_busy_s - busy0, "generated": c.engine.stats.generated_tokens - gen0}
+
+
+def _update(ctx: GRPOContext, cfg: GRPOConfig, batch: Mapping[str, Any]) -> dict[str, Any]:
+    """Host work of a step (rewards, advantages, batching) and the update itself."""
+    t0 = time.perf_counter()
+    rows, stats = rollouts_to_rows(batch["examples"], batch["rollouts"], ctx.reward, cfg)
+    out: dict[str, Any] = dict(stats)
+    if rows:
+        mbs, plan = micro_batches(rows, cfg.rows_per_micro, length_buckets(ctx.max_len))
+        t1 = time.perf_counter()
+        out.update(ctx.trainer.step(mbs, ctx.trainer.denominators(plan.tokens, plan.seqs)))
+        t2 = time.perf_counter()
+        tokens = sum(len(r) for r in rows)
+        out.update({"time/update": t2 - t1, "update_tokens": float(tokens),
+                    "speed/update_tokens_per_s": tokens / max(t2 - t1, 1e-9)})
+        out["time/host_batch"] = t1 - t0
+    else:  # every group constant or failed: nothing to learn from this batch
+        out.update({"time/update": 0.0, "update_tokens": 0.0, "no_update": 1.0,
+                    "time/host_batch": time.perf_counter() - t0})
+    return out
+
+
+def _row(batch: Mapping[str, Any], upd: Mapping[str, Any], trainer: Trainer, after: float, overlapped: bool
+         ) -> dict[str, Any]:
+    """The step's metrics row. ``after`` is the wall time once this step's rollouts were ready:
+    rewards + batching + update (+ the rest of the next step's overlapped rollouts, async)."""
+    host = batch["wall"] - batch["device"] + upd["time/host_batch"]
+    wall = after if overlapped else batch["wall"] + after
+    row = dict(upd)
+    row.update({"time/rollout": batch["wall"], "time/rollout_device": batch["device"], "time/host": host,
+                "time/step": wall, "host_share": host / max(wall, 1e-9),
+                "speed/generated_tokens_per_s": batch["generated"] / max(batch["wall"], 1e-9),
+                "skipped_updates": float(trainer.state.skipped)})
+    return row
+
+
+def _engine_copy(trainer: Trainer) -> Any:
+    """A device copy of the params for the engine, which the next (donating) update cannot take."""
+    return jax.tree.map(jnp.copy, trainer.params)
+
+
+async def train_grpo(ctx: GRPOContext, cfg: GRPOConfig, loader: Any, runner: StageRunner, *, seed: int
+                     ) -> dict[str, Any]:
+    """Run (or resume) GRPO to ``cfg.steps`` steps; returns the stage summary."""
+    generate = _Generator(ctx, cfg, seed)
+    start = runner.start(loader)
+    done = start
+    sampler = ctx.engine.sampler
+    async with ctx.engine:
+        if start < cfg.steps:
+            sampler.update_params(_engine_copy(ctx.trainer) if cfg.async_rollouts else ctx.trainer.params)
+            batch = await generate(next(loader), start)
+        for step in range(start, cfg.steps):
+            t_step = time.perf_counter()
+            data_state = loader.get_state()  # after this step's prompts, before any prefetch
+            nxt: asyncio.Task[dict[str, Any]] | None = None
+            if cfg.async_rollouts and step + 1 < cfg.steps:
+                sampler.update_params(_engine_copy(ctx.trainer))  # the params before this update
+                nxt = asyncio.create_task(generate(next(loader), step + 1))
+                upd = await asyncio.to_thread(_update, ctx, cfg, batch)
+            else:
+                upd = _update(ctx, cfg, batch)
+                # sync: the engine takes the new buffers themselves (the old ones were donated)
+                sampler.update_params(ctx.trainer.params)
+            done = step + 1
+            if nxt is not None:
+                next_batch = await nxt  # finished even when stopping: no task is left behind
+            row = _row(batch, upd, ctx.trainer, time.perf_counter() - t_step, nxt is not None)
+            stop = runner.end_step(step, row, data_state=data_state, postfix={"reward": row["reward"]})
+            if nxt is not None:
+                batch = next_batch
+            elif not stop and step + 1 < cfg.steps:
+                batch = await generate(next(loader), step + 1)
+            if stop:
+                break
+    pngs = runner.finish(done, title="GRPO")
+    rows = runner.metrics.rows
+    tail = rows[-min(len(rows), 5):]
+    return {"steps": done, "total_steps": cfg.steps, "preempted": runner.preempted,
+            "reward_first": rows[0]["reward"] if rows else None,
+            "reward_last5": float(np.nanmean([r["reward"] for r in tail])) if tail else None,
+            "skipped_updates": int(ctx.trainer.state.skipped),
+            "failed_episodes": int(sum(r["failed_episodes"] for r in rows)),
+            "compiled_programs": ctx.trainer.compiled_programs(), "plots": [str(p) for p in pngs]}
+
+
+PANELS = {
+    "reward": ["reward", *(f"reward/{c}" for c in COMPONENTS)],
+    "loss": ["pg_loss", "kl", "clip_frac", "entropy"],
+    "behaviour": ["calls_per_episode", "tool_error_rate", "parse_errors_per_episode"],
+    "time": ["time/rollout_device", "time/host", "time/update"],
+}

@@ -1,0 +1,125 @@
+"""SFT on the synthesized Example records: gold trajectories replayed live, loss on assistant tokens.
+
+Each Example's gold calls are played through the *same* episode driver the RL rollouts use, with
+``ScriptedPolicy.gold`` as the policy, against the live MCP servers: the tool results in the
+transcript are the servers' real answers and the ids are exactly what the model will see at
+rollout time (token-exact; no re-rendering). Designed-failure gold calls (``expect_error``)
+really fail on the server, so the model also learns the recovery that follows. The rows' loss
+mask covers the assistant turns only (``Transcript.append_generated``), never tool results, user
+turns or the system prompt. Used as the GRPO warm start and as the paper's SFT baseline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import grain
+import numpy as np
+
+from prove_jax.chat import ChatTemplate, ChatTokenizer
+from prove_jax.env import EpisodeConfig, MCPPool, ScriptedPolicy, run_episode
+from prove_jax.rl.batch import Row, length_buckets, micro_batches
+from prove_jax.rl.loop import StageRunner
+from prove_jax.rl.step import OptimConfig, Trainer
+
+
+@dataclasses.dataclass(frozen=True)
+class SFTConfig:
+    epochs: float = 3.0  # the paper's SFT baseline: 3 epochs
+    max_steps: int | None = None  # stop earlier (a time-boxed warm start)
+    rows_per_step: int = 16
+    rows_per_micro: int = 4
+    optim: OptimConfig = dataclasses.field(default_factory=lambda: OptimConfig(lr=2e-5, warmup_steps=10))
+
+    def __post_init__(self) -> None:
+        if self.epochs <= 0 or self.rows_per_step < 1 or self.rows_per_micro < 1:
+            raise ValueError("epochs, rows_per_step and rows_per_micro must be positive")
+
+    def steps(self, n_rows: int) -> int:
+        n = max(1, int(np.ceil(self.epochs * n_rows / self.rows_per_step)))
+        return min(n, self.max_steps) if self.max_steps is not None else n
+
+
+async def gold_rollouts(examples: Sequence[Mapping[str, Any]], pool: MCPPool, template: ChatTemplate,
+                        tokenizer: ChatTokenizer, config: EpisodeConfig, concurrency: int = 32) -> list[dict[str, Any]]:
+    """Every example's gold trajectory as a Rollout record (examples without calls included:
+    their reply/refusal is what the model must learn to say)."""
+    sem = asyncio.Semaphore(concurrency)
+    cfg = dataclasses.replace(config, score=False, snapshots=False)
+
+    async def one(ex: Mapping[str, Any]) -> dict[str, Any]:
+        async with sem:
+            return await run_episode(ex, ScriptedPolicy.gold(ex, template, tokenizer), pool, template, tokenizer, cfg)
+
+    return list(await asyncio.gather(*(one(ex) for ex in examples)))
+
+
+def gold_rows(rollouts: Sequence[Mapping[str, Any]], max_tokens: int) -> tuple[list[Row], dict[str, int]]:
+    """Training rows from gold rollouts; transcripts that failed or exceed ``max_tokens`` are
+    left out and counted (a truncated gold transcript would teach an unfinished answer)."""
+    rows: list[Row] = []
+    dropped = {"failed": 0, "too_long": 0, "truncated": 0}
+    for r in rollouts:
+        if r["failed"]:
+            dropped["failed"] += 1
+        elif len(r["tokens"]) > max_tokens:
+            dropped["too_long"] += 1
+        elif r["finish"] != "done":
+            dropped["truncated"] += 1
+        else:
+            rows.append(Row(np.asarray(r["tokens"], np.int32), np.asarray(r["loss_mask"], bool)))
+    return rows, dropped
+
+
+class _Pick:
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = rows
+
+    def __call__(self, i: int) -> Row:
+        return self.rows[i]
+
+
+class _AsList:
+    def __call__(self, xs: Sequence[Row]) -> list[Row]:
+        return list(xs)
+
+
+def row_batches(rows: Sequence[Row], per_step: int, seed: int) -> grain.DatasetIterator:
+    """Rows reshuffled every epoch, ``per_step`` at a time (a checkpointable Grain iterator)."""
+    ds: Any = grain.MapDataset.range(len(rows)).shuffle(seed=seed).repeat(None).map(_Pick(rows))
+    return iter(ds.batch(per_step, batch_fn=_AsList()).to_iter_dataset())
+
+
+def train_sft(trainer: Trainer, rows: Sequence[Row], cfg: SFTConfig, runner: StageRunner, *, seed: int,
+              max_len: int) -> dict[str, Any]:
+    """Run (or resume) SFT to ``cfg.steps(len(rows))`` steps; returns the stage summary."""
+    if not rows:
+        raise ValueError("no SFT rows: every gold transcript failed or was too long")
+    total = cfg.steps(len(rows))
+    buckets = length_buckets(max_len)
+    data = row_batches(rows, cfg.rows_per_step, seed)
+    start = runner.start(data)
+    done = start
+    for step in range(start, total):
+        batch = next(data)
+        t0 = time.perf_counter()
+        mbs, plan = micro_batches(batch, cfg.rows_per_micro, buckets, fields=("tokens", "loss_mask"))
+        metrics = trainer.step(mbs, trainer.denominators(plan.tokens, plan.seqs))
+        dt = time.perf_counter() - t0
+        tokens = sum(len(r) for r in batch)
+        row = {**metrics, "epoch": (step + 1) * cfg.rows_per_step / len(rows), "target_tokens": plan.tokens,
+               "tokens": tokens, "time/update": dt, "speed/tokens_per_s": tokens / dt,
+               "padded_tokens": sum(int(m["tokens"].size) for m in mbs)}
+        done = step + 1
+        if runner.end_step(step, row, data_state=data.get_state(), postfix={"loss": metrics["loss"]}):
+            break
+    pngs = runner.finish(done, title="SFT")
+    rows_logged = runner.metrics.rows
+    return {"steps": done, "total_steps": total, "preempted": runner.preempted,
+            "final_loss": rows_logged[-1]["loss"] if rows_logged else None,
+            "skipped_updates": int(trainer.state.skipped), "compiled_programs": trainer.compiled_programs(),
+            "plots": [str(p) for p in pngs]}
