@@ -1,14 +1,15 @@
 """``python -m prove_jax.launch [--config FILE] [key=value ...]`` — the one entry point for runs.
 
-Stages run in order from ``stages``. Implemented so far:
+Stages run in the order given by ``stages`` (default: all of them):
 
-* ``demo`` — the environment stage on its own: starts every configured MCP server through the
-  asyncio pool (in-process, stdio subprocesses or HTTP), runs concurrent episodes with a
-  schema-aware random policy grounded in each world's live state, and writes a summary (JSON +
-  PNG) of calls, success rates, error kinds and latencies.
+    synth -> tokenizer -> sft -> grpo -> eval -> export        (plus ``demo``: the environment alone)
 
-The synthesis, SFT, GRPO, eval and export stages arrive with their issues; asking for one that does
-not exist yet is an error that says so, never a silent no-op.
+With no arguments it runs ``configs/runs/tiny_cpu.yaml``: a tiny dataset, a small BPE tokenizer
+with the family's chat/tool tokens, a small Qwen3-architecture model, SFT, a few GRPO steps,
+held-out eval of the model before training and after each stage, HF export, plots and a printed
+summary with paths. The whole config is parsed and checked before any work starts (a typo fails
+at once, naming the key); each stage is skipped when its output exists and resumes from its last
+checkpoint when it was interrupted, so rerunning a command continues the run.
 """
 
 from __future__ import annotations
@@ -16,128 +17,114 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import statistics
+import sys
 import time
-from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from prove_jax.config import LaunchConfig, load, to_dict
-from prove_jax.env import MCPPool
-from prove_jax.env.random_policy import RandomPolicy, ground
+from prove_jax.config import ConfigError, LaunchConfig, check, load, to_dict
 from prove_jax.host_memory import configure_host_allocator
 
-STAGES = ("demo",)
-PLANNED = ("synth", "tokenizer", "sft", "grpo", "eval", "export")
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "runs" / "tiny_cpu.yaml"
 
 
-async def run_demo(cfg: LaunchConfig, out: Path) -> dict[str, Any]:
-    from tqdm import tqdm
-
-    env = cfg.env
-    kw: dict[str, Any] = {"call_timeout_s": env.call_timeout_s, "max_concurrent_episodes": env.max_concurrent_episodes}
-    if env.backend == "stdio":
-        kw["n_procs"] = env.n_procs
-    if env.backend == "http":
-        raise SystemExit("the demo starts its own servers; use backend=inprocess|inprocess-mcp|stdio")
-    stats: dict[str, dict[str, Any]] = defaultdict(lambda: {"calls": 0, "ok": 0, "errors": Counter(), "lat": []})
-    t0 = time.perf_counter()
-    async with MCPPool.from_spec(env.domains, env.backend, **kw) as pool:
-        discovery = {d: [n for n, dom in pool.hidden_routes.items() if dom == d and n.startswith(f"{d}_")
-                         and not n.startswith(f"{d}_session") and n != f"{d}_server_info"] for d in env.domains}
-        bar = tqdm(total=cfg.demo.episodes, desc=f"demo episodes ({env.backend})", unit="ep")
-        sem = asyncio.Semaphore(cfg.demo.concurrency)
-
-        async def episode(i: int) -> None:
-            domain = env.domains[i % len(env.domains)]
-            async with sem, pool.episode([domain], seed=cfg.seed + i) as ep:
-                policy = RandomPolicy(ep.tools, seed=cfg.seed * 10_007 + i)
-                await ground(ep, policy, [n for n in discovery[domain] if "unique" not in n])
-                for _ in range(cfg.demo.calls_per_episode):
-                    name, args = policy.next_call()
-                    res = await ep.call(name, args)
-                    s = stats[domain]
-                    s["calls"] += 1
-                    s["lat"].append(res.latency_s)
-                    if res.is_error:
-                        s["errors"][res.error_kind or "tool"] += 1
-                    else:
-                        s["ok"] += 1
-                        policy.observe(res.text)
-                    if ep.failed:
-                        break
-            bar.update(1)
-
-        await asyncio.gather(*(episode(i) for i in range(cfg.demo.episodes)))
-        bar.close()
-        pool_stats = vars(pool.stats).copy()
-    wall = time.perf_counter() - t0
-    summary = {
-        "stage": "demo",
-        "backend": env.backend,
-        "wall_s": round(wall, 2),
-        "pool": pool_stats,
-        "domains": {
-            d: {"calls": s["calls"], "ok": s["ok"], "ok_rate": round(s["ok"] / max(1, s["calls"]), 3),
-                "errors": dict(s["errors"]), "p50_ms": round(1e3 * statistics.median(s["lat"]), 3),
-                "max_ms": round(1e3 * max(s["lat"]), 3)}
-            for d, s in sorted(stats.items())
-        },
-    }
-    (out / "demo_summary.json").write_text(json.dumps(summary, indent=2))
-    _plot_demo(summary, out / "demo.png")
-    return summary
-
-
-def _plot_demo(summary: dict[str, Any], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    domains = list(summary["domains"])
-    ok = [summary["domains"][d]["ok"] for d in domains]
-    err = [summary["domains"][d]["calls"] - summary["domains"][d]["ok"] for d in domains]
-    fig, ax = plt.subplots(figsize=(7, 3.5))
-    ax.bar(domains, ok, label="executed ok")
-    ax.bar(domains, err, bottom=ok, label="tool error (state-dependent or invalid)")
-    ax.set_ylabel("calls")
-    ax.set_title(f"random-policy episodes over {summary['backend']} MCP servers")
-    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-
-
-def main(argv: list[str] | None = None) -> dict[str, Any]:
+def parse(argv: list[str] | None) -> LaunchConfig:
     parser = argparse.ArgumentParser(prog="python -m prove_jax.launch", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default=None, help="YAML run config (default: configs/runs/tiny_cpu.yaml)")
-    parser.add_argument("overrides", nargs="*", help="dotted overrides, e.g. env.backend=stdio demo.episodes=100")
+    parser.add_argument("overrides", nargs="*", help="dotted overrides, e.g. grpo.steps=4 env.backend=stdio")
     args = parser.parse_args(argv)
+    path = args.config or (DEFAULT_CONFIG if DEFAULT_CONFIG.exists() else None)
+    try:
+        cfg = load(LaunchConfig, path, args.overrides)
+        check(cfg)
+    except ConfigError as exc:
+        raise SystemExit(f"config error: {exc}") from None
+    return cfg
+
+
+def _fmt(v: Any) -> str:
+    return "-" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
+
+
+def summarize(run: Any, results: dict[str, Any], seconds: dict[str, float]) -> dict[str, Any]:
+    """The run summary (printed and written to ``<out>/summary.json``)."""
+    out: dict[str, Any] = {"name": run.cfg.name, "out_dir": str(run.out), "stages": results,
+                           "seconds": seconds, "total_seconds": round(sum(seconds.values()), 1),
+                           "tool_view": run.cfg.view.describe()}
+    table = results.get("eval")
+    if isinstance(table, dict) and "initial" in table and len(table) > 1:
+        first, last = table["initial"], table[list(table)[-1]]
+        out["past_untrained"] = {
+            "parsed_call_fraction": [first["parsed_call_fraction"], last["parsed_call_fraction"]],
+            "tool_reward": [first["tool_reward"], last["tool_reward"]],
+            "ok": bool((last["parsed_call_fraction"] or 0) > (first["parsed_call_fraction"] or 0)
+                       and (last["tool_reward"] or 0) > (first["tool_reward"] or 0)),
+        }
+    return out
+
+
+def print_summary(run: Any, summary: dict[str, Any]) -> None:
+    res = summary["stages"]
+    print(f"\n== {summary['name']}: {', '.join(res)} in {summary['total_seconds']:.0f} s "
+          f"({', '.join(f'{k} {v:.0f}s' for k, v in summary['seconds'].items())})")
+    if "sft" in res and "final_loss" in res["sft"]:
+        s = res["sft"]
+        print(f"SFT   {s['steps']} steps, loss {_fmt(s['final_loss'])}, {s.get('rows', '?')} gold transcripts")
+    if "grpo" in res and "reward_last5" in res["grpo"]:
+        s = res["grpo"]
+        print(f"GRPO  {s['steps']} steps, train reward {_fmt(s['reward_first'])} -> {_fmt(s['reward_last5'])} "
+              f"(last 5), skipped updates {s['skipped_updates']}, failed episodes {s['failed_episodes']}")
+    table = res.get("eval")
+    if isinstance(table, dict):
+        print(f"In-domain eval (held-out, greedy; tool view: {summary['tool_view']}):")
+        print(f"  {'model':<9}{'tool reward':>12}{'success':>9}{'parsed':>8}{'calls/ep':>9}{'state':>7}"
+              f"{'no-call reward':>16}")
+        for name, r in table.items():
+            print(f"  {name:<9}{_fmt(r['tool_reward']):>12}{_fmt(r['tool_success']):>9}"
+                  f"{_fmt(r['parsed_call_fraction']):>8}{_fmt(r['calls_per_episode']):>9}"
+                  f"{_fmt(r['final_state_match']):>7}{_fmt(r['no_call_reward']):>16}")
+    if "past_untrained" in summary:
+        p = summary["past_untrained"]
+        verdict = "past the untrained model" if p["ok"] else "NOT past the untrained model"
+        print(f"  -> {verdict}: parsed-call fraction {_fmt(p['parsed_call_fraction'][0])} -> "
+              f"{_fmt(p['parsed_call_fraction'][1])}, tool reward {_fmt(p['tool_reward'][0])} -> "
+              f"{_fmt(p['tool_reward'][1])}")
+    if "export" in res:
+        print(f"HF export: {res['export'].get('dir')}")
+    print(f"Run directory: {run.out} (metrics.jsonl, tb/ and PNGs per stage; summary.json)")
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    cfg = parse(argv)
+    from prove_jax.pipeline.distributed import maybe_initialize
+
+    maybe_initialize(cfg.distributed)
     configure_host_allocator()  # XLA:CPU step temporaries stay mapped between steps (host_memory.py)
-    default = Path(__file__).resolve().parent.parent / "configs" / "runs" / "tiny_cpu.yaml"
-    path = args.config or (default if default.exists() else None)
-    cfg = load(LaunchConfig, path, args.overrides)
-    unknown = [s for s in cfg.stages if s not in STAGES]
-    if unknown:
-        planned = [s for s in unknown if s in PLANNED]
-        raise SystemExit(f"stages {unknown} are not implemented yet"
-                         + (f" ({planned} arrive with the trainer issues)" if planned else ""))
-    out = Path(cfg.out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "config.json").write_text(json.dumps(to_dict(cfg), indent=2))
+    from prove_jax.pipeline.context import Run, write_json
+    from prove_jax.pipeline.stages import STAGE_FNS
+
+    run = Run(cfg)
+    write_json(run.out / "config.json", to_dict(cfg))
     results: dict[str, Any] = {}
-    if "demo" in cfg.stages:
-        results["demo"] = asyncio.run(run_demo(cfg, out))
-        d = results["demo"]
-        print(f"\nRan: the server/pool demo (the trainer stages are not built yet) — {d['pool']['calls']} tool calls "
-              f"in {d['pool']['episodes_opened']} episodes over {cfg.env.backend} MCP servers "
-              f"({', '.join(cfg.env.domains)}) in {d['wall_s']} s.")
-        for dom, s in d["domains"].items():
-            print(f"  {dom:<11} calls {s['calls']:4d}  ok {s['ok_rate']:.0%}  p50 {s['p50_ms']:.2f} ms  errors {s['errors']}")
-        print(f"Wrote {out / 'demo_summary.json'} and {out / 'demo.png'}")
-    return results
+    seconds: dict[str, float] = {}
+    for stage in cfg.stages:
+        t = time.perf_counter()
+        if stage == "demo":
+            from prove_jax.pipeline.demo import run_demo
+
+            results[stage] = asyncio.run(run_demo(cfg, run.out))
+        else:
+            results[stage] = STAGE_FNS[stage](run)
+        seconds[stage] = round(time.perf_counter() - t, 1)
+        if isinstance(results[stage], dict) and results[stage].get("preempted"):
+            print(f"\n{stage} stopped on SIGTERM at step {results[stage]['steps']}: rerun the same command to resume.",
+                  file=sys.stderr)
+            break
+    summary = summarize(run, results, seconds)
+    write_json(run.out / "summary.json", summary)
+    print_summary(run, summary)
+    return json.loads(json.dumps(summary, default=str))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,263 @@
+"""The launcher's stages: ``synth -> tokenizer -> sft -> grpo -> eval -> export``.
+
+Each stage reads what the earlier ones wrote under ``out_dir`` and is skipped when its own output
+is complete (``summary.json`` is written last and atomically: it is the done marker). The
+training stages resume from their newest checkpoint when they were interrupted, so rerunning the
+same command after a crash or a SIGTERM continues the run. Every stage returns a small summary
+dict that the launcher prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from typing import Any
+
+import jax
+
+from prove_jax.pipeline.context import Run, read_json, write_json
+from prove_jax.rl.loop import StageRunner
+
+
+def _sync(name: str) -> None:
+    if jax.process_count() > 1:
+        from jax.experimental import multihost_utils
+
+        multihost_utils.sync_global_devices(name)
+
+
+def _done(path: Any) -> dict[str, Any] | None:
+    return read_json(path) if path.exists() else None
+
+
+# ---- synth ------------------------------------------------------------------------------------
+def synth(run: Run) -> dict[str, Any]:
+    cfg = run.cfg
+    if cfg.data.dir:
+        return {"skipped": f"using data.dir {cfg.data.dir}"}
+    stats = run.data_dir / "stats.json"
+    if stats.exists():
+        return {"skipped": "dataset exists", "dir": str(run.data_dir)}
+    if jax.process_index() == 0:
+        from data.build import build
+        from data.config import from_mapping
+
+        t = time.perf_counter()
+        res = build(run.data_dir, seed=cfg.data.seed, size=cfg.data.size,
+                    cfg=from_mapping(cfg.data.size, cfg.data.synth), progress=cfg.progress)
+        out = {"dir": str(run.data_dir), "examples": res.stats["total"], "splits": res.stats["splits"],
+               "seconds": round(time.perf_counter() - t, 1)}
+    else:
+        out = {"dir": str(run.data_dir)}
+    _sync("synth")
+    return out
+
+
+# ---- tokenizer ----------------------------------------------------------------------------------
+def tokenizer(run: Run) -> dict[str, Any]:
+    cfg = run.cfg
+    if cfg.tokenizer.dir or cfg.model.hf_dir:
+        return {"skipped": f"using {run.tokenizer_dir}"}
+    if (run.tokenizer_dir / "tokenizer.json").exists():
+        return {"skipped": "tokenizer exists", "dir": str(run.tokenizer_dir)}
+    if jax.process_index() == 0:
+        from prove_jax.chat import train_tiny_tokenizer
+        from prove_jax.env.corpus import tokenizer_corpus
+        from prove_jax.loaders import load_split
+
+        t = time.perf_counter()
+        examples = load_split(run.data_dir, cfg.data.train_split, cfg.view, limit=cfg.tokenizer.corpus_examples)
+        template = run.template_for_family()
+
+        async def corpus() -> list[str]:
+            async with run.pool() as pool:
+                return await tokenizer_corpus(examples, pool, template, max_result_chars=cfg.episode.max_result_chars)
+
+        texts = asyncio.run(corpus())
+        train_tiny_tokenizer(template.family, texts, cfg.tokenizer.vocab_size, out_dir=run.tokenizer_dir,
+                             seed=cfg.seed)
+        out = {"dir": str(run.tokenizer_dir), "vocab_size": cfg.tokenizer.vocab_size, "corpus_texts": len(texts),
+               "corpus_chars": sum(map(len, texts)), "seconds": round(time.perf_counter() - t, 1)}
+    else:
+        out = {"dir": str(run.tokenizer_dir)}
+    _sync("tokenizer")
+    return out
+
+
+# ---- sft ----------------------------------------------------------------------------------------
+SFT_PANELS = {"loss": ["loss"], "speed": ["speed/tokens_per_s"]}
+
+
+def sft(run: Run) -> dict[str, Any]:
+    from prove_jax.loaders import load_split
+    from prove_jax.rl.objectives import SFTObjective
+    from prove_jax.rl.sft import gold_rollouts, gold_rows, train_sft
+    from prove_jax.rl.step import Trainer
+
+    cfg = run.cfg
+    out_dir = run.stage_dir("sft")
+    if (done := _done(out_dir / "summary.json")) is not None:
+        return {"skipped": "done", **done}
+    t = time.perf_counter()
+    examples = load_split(run.data_dir, cfg.data.train_split, cfg.view)
+
+    async def replay() -> list[dict[str, Any]]:
+        async with run.pool() as pool:
+            return await gold_rollouts(examples, pool, run.template, run.tokenizer,
+                                       run.episode_config(max_tokens=10**9))
+
+    ros = asyncio.run(replay())
+    caps = run.caps([len(r["tokens"]) for r in ros if not r["failed"]])
+    rows, dropped = gold_rows(ros, caps["max_tokens"])
+    model = run.initial_model()
+    trainer = Trainer(model, cfg.sft.optim, SFTObjective())
+    runner = StageRunner("sft", out_dir, trainer, cfg.sft.steps(len(rows)), checkpoint=cfg.checkpoint,
+                         config=run.config_dict, panels=SFT_PANELS, progress=cfg.progress)
+    try:
+        summary = train_sft(trainer, rows, cfg.sft, runner, seed=cfg.seed, max_len=caps["max_tokens"])
+    finally:
+        runner.close()
+    summary.update(rows=len(rows), dropped=dropped, examples=len(examples), model=run.model_summary(model),
+                   seconds=round(time.perf_counter() - t, 1),
+                   target_token_share=sum(r.target_tokens for r in rows) / max(1, sum(len(r) for r in rows)))
+    if not summary["preempted"]:
+        write_json(out_dir / "summary.json", summary)
+    return summary
+
+
+# ---- grpo ---------------------------------------------------------------------------------------
+def grpo(run: Run) -> dict[str, Any]:
+    from prove_jax.loaders import prompt_batches
+    from prove_jax.rl.grpo import PANELS, GRPOContext, train_grpo
+    from prove_jax.rl.objectives import GRPOObjective
+    from prove_jax.rl.step import Trainer
+
+    cfg = run.cfg
+    g = cfg.grpo
+    out_dir = run.stage_dir("grpo")
+    if (done := _done(out_dir / "summary.json")) is not None:
+        return {"skipped": "done", **done}
+    t = time.perf_counter()
+    start_from = "sft" if (run.stage_dir("sft") / "summary.json").exists() else "initial model"
+    model = run.model_from_checkpoint("sft") if start_from == "sft" else run.initial_model()
+    trainer = Trainer(model, g.optim, GRPOObjective(g.loss, g.sampling.temperature), reference=g.loss.kl_coef > 0)
+    if g.prompts_per_step % jax.process_count():
+        raise SystemExit(f"grpo.prompts_per_step={g.prompts_per_step} must split evenly over "
+                         f"{jax.process_count()} processes")
+    loader = prompt_batches(run.data_dir, cfg.data.train_split, g.prompts_per_step // jax.process_count(),
+                            seed=cfg.seed, view=cfg.view)
+    caps = run.caps()
+    runner = StageRunner("grpo", out_dir, trainer, g.steps, checkpoint=cfg.checkpoint, config=run.config_dict,
+                         panels=PANELS, progress=cfg.progress)
+
+    async def go() -> dict[str, Any]:
+        async with run.pool() as pool:
+            ctx = GRPOContext(trainer=trainer, engine=run.engine(trainer.model()), pool=pool, template=run.template,
+                              tokenizer=run.tokenizer, episode=run.episode_config(),
+                              reward=cfg.reward.to_reward(), max_len=caps["max_tokens"])
+            return await train_grpo(ctx, g, loader, runner, seed=cfg.seed)
+
+    try:
+        summary = asyncio.run(go())
+    finally:
+        runner.close()
+    summary.update(start_from=start_from, seconds=round(time.perf_counter() - t, 1), reward=cfg.reward.variant,
+                   view=cfg.view.describe())
+    if not summary["preempted"]:
+        write_json(out_dir / "summary.json", summary)
+    return summary
+
+
+# ---- eval ---------------------------------------------------------------------------------------
+def trained_stages(run: Run) -> list[str]:
+    return [s for s in ("sft", "grpo") if (run.stage_dir(s) / "summary.json").exists()]
+
+
+def evaluate(run: Run) -> dict[str, Any]:
+    from prove_jax.eval.indomain import evaluate as run_eval
+    from prove_jax.loaders import load_split
+
+    cfg = run.cfg
+    out_dir = run.stage_dir("eval")
+    examples = load_split(run.data_dir, cfg.eval.split if cfg.eval.split else cfg.data.eval_split, cfg.view,
+                          limit=cfg.eval.limit)
+    results: dict[str, Any] = {}
+    sampler = None
+    for name in ["initial", *trained_stages(run)]:
+        path = out_dir / f"{name}.json"
+        if path.exists():
+            results[name] = read_json(path)
+            continue
+        model = run.initial_model() if name == "initial" else run.model_from_checkpoint(name)
+        if sampler is None:
+            sampler = run.sampler(model)
+        else:
+            from flax import nnx
+
+            sampler.update_params(nnx.split(model)[1])
+        t = time.perf_counter()
+
+        async def go(s: Any = sampler) -> dict[str, Any]:
+            async with run.pool() as pool:
+                engine = run.engine(s)
+                async with engine:
+                    return await run_eval(engine, pool, examples, run.template, run.tokenizer, run.episode_config(),
+                                          cfg.eval, seed=cfg.seed)
+
+        res = asyncio.run(go())
+        res.update(model=name, seconds=round(time.perf_counter() - t, 1), view=cfg.view.describe())
+        write_json(path, res)
+        results[name] = res
+    table = {name: {"tool_reward": r["tool"].get("reward"), "tool_success": r["tool"].get("success"),
+                    "parsed_call_fraction": r["tool"].get("parsed_call_fraction"),
+                    "calls_per_episode": r["tool"].get("calls_per_episode"),
+                    "final_state_match": r["tool"].get("final_state_match"),
+                    "no_call_reward": r["no_call"].get("reward"), "n_tool": r["tool"].get("n"),
+                    "n_no_call": r["no_call"].get("n")} for name, r in results.items()}
+    write_json(out_dir / "summary.json", table)
+    _plot_eval(table, out_dir / "eval.png", cfg.view.describe())
+    return table
+
+
+def _plot_eval(table: dict[str, dict[str, Any]], path: Any, view: str) -> None:
+    if jax.process_index() != 0 or not table:
+        return
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    keys = ["tool_reward", "tool_success", "parsed_call_fraction", "no_call_reward"]
+    names = list(table)
+    fig, ax = plt.subplots(figsize=(7, 3.4))
+    w = 0.8 / len(names)
+    for i, n in enumerate(names):
+        ax.bar([k + i * w for k in range(len(keys))], [table[n].get(k) or 0.0 for k in keys], w, label=n)
+    ax.set_xticks([k + w * (len(names) - 1) / 2 for k in range(len(keys))], keys, fontsize=8)
+    ax.set_title(f"in-domain eval (held-out, greedy; {view})", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# ---- export -------------------------------------------------------------------------------------
+def export(run: Run) -> dict[str, Any]:
+    from prove_jax.models import save_hf
+
+    cfg = run.cfg
+    out = dataclasses.replace(cfg.export).dir or str(run.out / "hf")
+    stages = trained_stages(run)
+    source = stages[-1] if stages else "initial"
+    marker = run.out / "export.json"
+    if (done := _done(marker)) is not None and done.get("source") == source and done.get("dir") == out:
+        return {"skipped": "exported", **done}
+    model = run.model_from_checkpoint(source) if stages else run.initial_model()
+    save_hf(model, out, source_dir=run.tokenizer_dir, dtype=cfg.export.dtype or None)
+    res = {"dir": out, "source": source}
+    write_json(marker, res)
+    return res
+
+
+STAGE_FNS = {"synth": synth, "tokenizer": tokenizer, "sft": sft, "grpo": grpo, "eval": evaluate, "export": export}
