@@ -15,7 +15,6 @@ Output layout of a run (``out_dir``)::
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import json
 import math
 from functools import cached_property
@@ -99,12 +98,13 @@ class Run:
 
     def model_config(self) -> ModelConfig:
         m = self.cfg.model
-        runtime = {"dtype": m.dtype, "param_dtype": m.param_dtype, "remat": m.remat, "scan_layers": m.scan_layers}
+        runtime: dict[str, Any] = {"dtype": m.dtype, "param_dtype": m.param_dtype, "remat": m.remat,
+                                   "scan_layers": m.scan_layers}
         if m.hf_dir:
             return ModelConfig.from_hf_dir(m.hf_dir, **runtime)
         tok = self.tokenizer
         vocab = math.ceil(len(tok) / VOCAB_MULTIPLE) * VOCAB_MULTIPLE
-        init = {"initializer_range": 0.02, "tie_word_embeddings": False, **m.init}
+        init: dict[str, Any] = {"initializer_range": 0.02, "tie_word_embeddings": False, **m.init}
         return FAMILY_CLASSES[m.family](vocab_size=vocab, eos_token_id=tok.eos_id, pad_token_id=tok.pad_id,
                                         **init, **runtime)
 
@@ -116,18 +116,18 @@ class Run:
                            scan_layers=m.scan_layers)
         return init_model(self.model_config(), seed=m.seed, mesh=self.mesh)
 
-    def model_from_checkpoint(self, stage: str) -> Model:
-        """The initial model's structure with the final params of ``stage``'s checkpoint."""
+    def model_from_checkpoint(self, stage: str, step: int | None = None) -> Model:
+        """The model with the params of ``stage``'s checkpoint (default: its newest)."""
         from prove_jax.checkpoint import Checkpointer
 
-        model = self.initial_model()
-        graphdef, params = nnx.split(model)
         ckpt = Checkpointer(self.stage_dir(stage) / "checkpoints")
         try:
-            restored = ckpt.restore_params(params)
+            chosen = ckpt.latest_step() if step is None else step
+            if chosen is None:
+                raise FileNotFoundError(f"no checkpoint in {ckpt.directory}")
+            return restore_model(self.model_config(), ckpt, chosen, self.mesh)
         finally:
             ckpt.close()
-        return nnx.merge(graphdef, restored)
 
     # ---- environment ----------------------------------------------------------------------------
     def pool(self) -> MCPPool:
@@ -206,5 +206,12 @@ class Run:
         return {"view": self.cfg.view.describe(), "data": str(self.data_dir), "tokenizer": str(self.tokenizer_dir)}
 
 
-def replace_cfg(cfg: LaunchConfig, **sections: Any) -> LaunchConfig:
-    return dataclasses.replace(cfg, **sections)
+def restore_model(config: ModelConfig, ckpt: Any, step: int, mesh: Any) -> Model:
+    """A model of ``config`` with the params of checkpoint ``step``, each restored directly into
+    its sharding on ``mesh``: no initial weights are loaded and nothing passes through one device."""
+    from prove_jax.models import abstract_model, state_shardings
+
+    graphdef, abstract_state = nnx.split(abstract_model(config, mesh))
+    shardings = state_shardings(abstract_state, mesh, config.sharding_rules)
+    like = jax.tree.map(lambda a, s: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=s), abstract_state, shardings)
+    return nnx.merge(graphdef, ckpt.restore_params(like, step))

@@ -10,7 +10,6 @@ dict that the launcher prints.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from typing import Any
 
@@ -244,17 +243,25 @@ def _plot_eval(table: dict[str, dict[str, Any]], path: Any, view: str) -> None:
 
 # ---- export -------------------------------------------------------------------------------------
 def export(run: Run) -> dict[str, Any]:
+    """The last trained stage's final checkpoint (or the initial model when nothing was trained)
+    as an HF directory; the checkpoint path is :func:`prove_jax.export.export_checkpoint`'s, the
+    same code as ``python -m prove_jax.export``."""
+    from prove_jax.export import export_checkpoint
     from prove_jax.models import save_hf
 
     cfg = run.cfg
-    out = dataclasses.replace(cfg.export).dir or str(run.out / "hf")
+    out = cfg.export.dir or str(run.out / "hf")
     stages = trained_stages(run)
     source = stages[-1] if stages else "initial"
     marker = run.out / "export.json"
     if (done := _done(marker)) is not None and done.get("source") == source and done.get("dir") == out:
         return {"skipped": "exported", **done}
-    model = run.model_from_checkpoint(source) if stages else run.initial_model()
-    save_hf(model, out, source_dir=run.tokenizer_dir, dtype=cfg.export.dtype or None)
+    if stages:
+        # this launch's mesh: it fits the devices at hand even if the stage trained on others
+        export_checkpoint(run.stage_dir(source) / "checkpoints", out, dtype=cfg.export.dtype or None,
+                          mesh=cfg.model.mesh)
+    else:
+        save_hf(run.initial_model(), out, source_dir=run.tokenizer_dir, dtype=cfg.export.dtype or None)
     res = {"dir": out, "source": source}
     write_json(marker, res)
     return res
