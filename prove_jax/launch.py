@@ -25,6 +25,7 @@ from typing import Any
 from prove_jax.config import ConfigError, LaunchConfig, check, load, to_dict
 from prove_jax.host_memory import configure_host_allocator
 
+PREEMPTED_EXIT = 143  # 128 + SIGTERM, after a clean checkpoint
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "runs" / "tiny_cpu.yaml"
 
 
@@ -124,6 +125,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     summary = summarize(run, results, seconds)
     write_json(run.out / "summary.json", summary)
     print_summary(run, summary)
+    if any(isinstance(r, dict) and r.get("preempted") for r in results.values()):
+        raise SystemExit(PREEMPTED_EXIT)  # checkpointed; a scheduler sees a stop, not a finished run
     return json.loads(json.dumps(summary, default=str))
 
 

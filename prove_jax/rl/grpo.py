@@ -87,7 +87,10 @@ def rollouts_to_rows(
     for r in rollouts:
         by_group.setdefault(str(r["group_id"]), []).append(r)
     failed = sum(1 for r in rollouts if r["failed"])
-    groups, totals, kept_rollouts, comps = [], [], [], {c: [] for c in COMPONENTS}
+    groups: list[list[Mapping[str, Any]]] = []
+    totals: list[np.ndarray] = []
+    kept_rollouts: list[tuple[Mapping[str, Any], float]] = []
+    comps: dict[str, list[float]] = {c: [] for c in COMPONENTS}
     for ex in examples:
         ok = [r for r in by_group.get(str(ex["id"]), []) if not r["failed"]]
         if len(ok) < 2:

@@ -171,7 +171,8 @@ def policy_objective(
 
     ``loss = aggregate(policy loss) + kl_coef * aggregate(KL estimate)``. Metrics are token means
     over the step (so micro-batch shares add up): ``pg_loss``, ``kl``, ``clip_frac``,
-    ``ratio`` (pi_theta / pi_sampler), ``entropy`` (estimated as the mean of ``-logp`` over
+    ``ratio`` (pi_theta / pi_sampler; 1 in expectation even off-policy), ``abs_log_ratio`` (how far
+    learner and sampler disagree per token: numerics on-policy, staleness off-policy), ``entropy`` (estimated as the mean of ``-logp`` over
     sampled tokens: unbiased for the sampling distribution when on-policy).
     """
     mask = mask.astype(jnp.float32)
@@ -184,6 +185,7 @@ def policy_objective(
         "pg_loss": pg,
         "clip_frac": tm(clipped.astype(jnp.float32)),
         "ratio": tm(jnp.exp(logp - sample_logp)),
+        "abs_log_ratio": tm(jnp.abs(logp - sample_logp)),  # sampler/learner mismatch (staleness)
         "entropy": tm(-logp),
     }
     if ref_logp is not None and cfg.kl_coef > 0:

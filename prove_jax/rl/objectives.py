@@ -12,6 +12,7 @@ from real positions, and padded positions carry no loss.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 import jax
@@ -30,7 +31,7 @@ def _logprobs(model: Model, tokens: jax.Array, temperature: float = 1.0) -> jax.
 class SFTObjective:
     """Token-mean NLL on assistant tokens only."""
 
-    def __call__(self, model: Model, ref: Model | None, batch: dict[str, Any], den: Denominators
+    def __call__(self, model: Model, ref: Model | None, batch: Mapping[str, Any], den: Denominators
                  ) -> tuple[jax.Array, dict[str, jax.Array]]:
         logp = _logprobs(model, batch["tokens"])
         return sft_objective(logp, batch["loss_mask"][:, 1:], den)
@@ -44,7 +45,7 @@ class GRPOObjective:
     loss: LossConfig
     temperature: float = 1.0
 
-    def __call__(self, model: Model, ref: Model | None, batch: dict[str, Any], den: Denominators
+    def __call__(self, model: Model, ref: Model | None, batch: Mapping[str, Any], den: Denominators
                  ) -> tuple[jax.Array, dict[str, jax.Array]]:
         tokens = batch["tokens"]
         logp = _logprobs(model, tokens, self.temperature)

@@ -98,8 +98,8 @@ class TrainState:
 
     params: Any  # nnx.State of the model's Params
     opt_state: Any
-    step: jax.Array  # int32: optimizer updates applied
-    skipped: jax.Array  # int32: updates refused because the loss or a gradient was not finite
+    step: Any  # int32 array: optimizer updates applied (a Sharding in the shardings tree)
+    skipped: Any  # int32 array: updates refused because the loss or a gradient was not finite
 
 
 class Objective(Protocol):
@@ -267,8 +267,8 @@ class Trainer:
             self.metric_names = tuple(sorted(shapes))
         return self.metric_names
 
-    def step(self, micro_batches: Sequence[Mapping[str, np.ndarray]], den: Denominators) -> dict[str, float]:
-        """One optimizer step over ``micro_batches`` (host arrays, this process's rows)."""
+    def gradients(self, micro_batches: Sequence[Mapping[str, np.ndarray]], den: Denominators) -> Any:
+        """The step's accumulated f32 gradients and metric sums, without updating anything."""
         if not micro_batches:
             raise ValueError("a step needs at least one micro-batch")
         placed = [self.place(mb) for mb in micro_batches]
@@ -277,7 +277,11 @@ class Trainer:
         for mb in placed:
             self._signatures.add(tuple(sorted((k, v.shape, str(v.dtype)) for k, v in mb.items())))
             acc = self._accumulate(self.static, self.state.params, self.ref_params, acc, mb, den)
-        self.state, metrics = self._apply(self.state, acc)
+        return acc
+
+    def step(self, micro_batches: Sequence[Mapping[str, np.ndarray]], den: Denominators) -> dict[str, float]:
+        """One optimizer step over ``micro_batches`` (host arrays, this process's rows)."""
+        self.state, metrics = self._apply(self.state, self.gradients(micro_batches, den))
         return {k: float(v) for k, v in jax.device_get(metrics).items()}
 
     @property

@@ -13,7 +13,7 @@ from prove_jax.rl.objectives import GRPOObjective, SFTObjective
 from prove_jax.rl.step import OptimConfig, Trainer
 from tests.rl.rl_testlib import random_rows, tiny_config
 
-OPTIM = OptimConfig(lr=3e-3, warmup_steps=1, decay_steps=10, weight_decay=0.01, clip_norm=1.0)
+OPTIM = OptimConfig(lr=3e-3, warmup_steps=0, decay_steps=10, weight_decay=0.01, clip_norm=1.0)
 OBJECTIVE = GRPOObjective(LossConfig(kl_coef=0.05, eps_high=0.28), temperature=0.9)
 BUCKETS = length_buckets(256, 64)
 
@@ -53,12 +53,17 @@ def test_sharded_step_equals_single_device() -> None:
 
 def test_accumulating_micro_batches_equals_one_batch() -> None:
     rows = random_rows(8, seed=4)
-    a = Trainer(init_model(tiny_config(), seed=2), OPTIM, OBJECTIVE, reference=True)
-    b = Trainer(init_model(tiny_config(), seed=2), OPTIM, OBJECTIVE, reference=True)
-    ma, mb = _run(a, rows, 2, steps=1), _run(b, rows, 8, steps=1)
-    assert ma[0]["loss"] == pytest.approx(mb[0]["loss"], rel=1e-5)
-    for x, y in zip(_host(a.params), _host(b.params), strict=True):
-        np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-6)
+    tr = Trainer(init_model(tiny_config(), seed=2), OPTIM, OBJECTIVE, reference=True)
+    accs = []
+    for per_micro in (2, 8):  # four micro-batches of two rows vs one of eight
+        mbs, p = micro_batches(rows, per_micro, BUCKETS)
+        accs.append(jax.device_get(tr.gradients(mbs, tr.denominators(p.tokens, p.seqs))))
+    assert len(micro_batches(rows, 2, BUCKETS)[0]) == 4
+    for k in accs[0]["metrics"]:
+        assert float(accs[0]["metrics"][k]) == pytest.approx(float(accs[1]["metrics"][k]), rel=1e-5, abs=1e-7), k
+    for x, y in zip(_host(accs[0]["grads"]), _host(accs[1]["grads"]), strict=True):
+        np.testing.assert_allclose(x, y, rtol=1e-5, atol=1e-7)
+    assert max(float(np.abs(g).max()) for g in _host(accs[0]["grads"])) > 1e-3  # not a vacuous comparison
 
 
 def test_nan_step_is_skipped_counted_and_the_run_continues() -> None:

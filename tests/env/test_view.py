@@ -1,0 +1,57 @@
+"""The tool view: compact = gold tools + k others (original order, deterministic), compact schemas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from prove_jax.env.view import ToolView, apply_view, compact_tool, gold_names
+
+
+def _tool(name: str, desc: str = "Does a thing. More detail here.") -> dict[str, Any]:
+    return {"type": "function", "function": {"name": name, "description": desc, "parameters": {
+        "type": "object", "properties": {"x": {"type": "string", "description": "the x", "enum": ["a", "b"]},
+                                         "n": {"type": "integer", "description": "how many"}},
+        "required": ["x"]}}}
+
+
+EX = {"id": "e1", "tools": [_tool(f"t{i}") for i in range(10)],
+      "turns": [{"user": "u", "gold": [{"step": 0, "calls": [{"name": "t7", "arguments": {}}]}]},
+                {"user": "v", "gold": [{"step": 1, "calls": [{"name": "t2", "arguments": {}},
+                                                              {"name": "t7", "arguments": {}}]}]}]}
+
+
+def names(ex: dict[str, Any]) -> list[str]:
+    return [t["function"]["name"] for t in ex["tools"]]
+
+
+def test_compact_view_keeps_gold_plus_k_in_original_order() -> None:
+    v = apply_view(EX, ToolView(mode="compact", others=3, seed=1))
+    got = names(v)
+    assert len(got) == 5 and {"t2", "t7"} <= set(got)
+    assert got == sorted(got, key=lambda n: int(n[1:]))  # original order: position reveals nothing
+    assert names(apply_view(EX, ToolView(mode="compact", others=3, seed=1))) == got  # deterministic
+    others = {frozenset(names(apply_view({**EX, "id": f"e{i}"}, ToolView(mode="compact", others=3)))) for i in range(8)}
+    assert len(others) > 1  # different examples draw different distractors
+    assert len(EX["tools"]) == 10  # the record itself is untouched
+
+
+def test_abstention_examples_get_k_tools_and_full_view_is_identity() -> None:
+    ex = {**EX, "turns": [{"user": "u", "gold": []}]}
+    assert gold_names(ex) == set()
+    assert len(apply_view(ex, ToolView(mode="compact", others=2))["tools"]) == 2
+    assert apply_view(EX, ToolView())["tools"] == EX["tools"]
+
+
+def test_compact_schemas_drop_prose_but_keep_types_enums_required() -> None:
+    t = compact_tool(_tool("t0"))["function"]
+    assert t["description"] == "Does a thing."
+    props = t["parameters"]["properties"]
+    assert props["x"] == {"type": "string", "enum": ["a", "b"]} and props["n"] == {"type": "integer"}
+    assert t["parameters"]["required"] == ["x"]
+
+
+def test_bad_view_is_refused() -> None:
+    with pytest.raises(ValueError, match="mode"):
+        ToolView(mode="tiny")

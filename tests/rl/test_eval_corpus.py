@@ -1,0 +1,58 @@
+"""In-domain eval metrics on crafted rollouts, and the tokenizer corpus built from live results."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import servers
+from prove_jax.chat import get_template
+from prove_jax.env import MCPPool
+from prove_jax.env.corpus import tokenizer_corpus
+from prove_jax.eval.indomain import success, summarize
+from tests.engine import engine_testlib as lib
+
+
+def _ro(kind: str, calls: list[dict[str, Any]], comps: dict[str, float], turns: int, n_gold: int) -> dict[str, Any]:
+    return {"kind": kind, "calls": calls, "reward_components": comps, "reward": comps.get("total", 0.0),
+            "n_assistant_turns": turns, "parse_errors": [], "failed": False, "n_gold_calls": n_gold}
+
+
+def _call(turn: int, ok: bool = True) -> dict[str, Any]:
+    return {"name": "t", "arguments": {}, "executed_ok": ok, "assistant_turn": turn}
+
+
+C = {"val": 1.0, "cov": 1.0, "eff": 0.0, "name": 1.0, "arg": 1.0, "total": 1.45}
+
+
+def test_success_and_parsed_call_fraction_by_hand() -> None:
+    good = _ro("conversation", [_call(0), _call(0), _call(1, ok=False)], C, turns=3, n_gold=2)
+    verbose = _ro("conversation", [_call(0)] * 4, {**C, "eff": -0.25}, turns=2, n_gold=2)
+    wrong_args = _ro("conversation", [_call(0)], {**C, "arg": 0.5}, turns=2, n_gold=1)
+    refused = _ro("abstention", [], {**C, "total": 1.0}, turns=1, n_gold=0)
+    called = _ro("irrelevance", [_call(0)], {**C, "total": 0.0}, turns=2, n_gold=0)
+    assert [success(r) for r in (good, verbose, wrong_args, refused, called)] == [True, False, False, True, False]
+    s = summarize([good, verbose, wrong_args], [True, None, False])
+    # turns with >= 1 call: good 2 of 3, verbose 1 of 2, wrong_args 1 of 2 -> 4 / 7
+    assert s["parsed_call_fraction"] == 4 / 7
+    assert s["calls_per_episode"] == 8 / 3 and s["tool_error_rate"] == 1 / 8
+    assert s["success"] == 1 / 3 and s["final_state_match"] == 0.5 and s["n"] == 3
+
+
+def test_tokenizer_corpus_contains_live_results_and_control_tokens() -> None:
+    async def go() -> tuple[list[str], dict[str, Any]]:
+        live = await lib.live_data(("banking", "vehicle"))
+        exs = lib.gold_examples(live)
+        async with MCPPool.from_spec(servers.DOMAINS, "inprocess") as pool:
+            texts = await tokenizer_corpus(exs, pool, get_template("qwen3", enable_thinking=False))
+        return texts, live
+
+    texts, live = asyncio.run(go())
+    assert len(texts) == 3
+    bank = texts[0]
+    account = next(a for a in live["accounts"] if a["account_id"] in bank)
+    assert f'"balance": {account["balance"]}' in bank or json.dumps(account["balance"]) in bank
+    talk = bank[bank.index("<|im_start|>user"):]  # after the system prompt (which explains the tags)
+    assert talk.count("<tool_call>") == 2 and talk.count("<tool_response>") == 2  # one per gold call
+    assert "<|im_start|>assistant" in bank and "Done, the money is moved." in bank
