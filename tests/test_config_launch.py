@@ -66,3 +66,30 @@ def test_launch_demo_runs_and_reports(tmp_path: Path) -> None:
     assert sum(d["calls"] for d in summary["domains"].values()) == 12 * 5
     assert all(d["ok"] > 0 for d in summary["domains"].values()), "grounded random calls should sometimes succeed"
     assert (out / "demo.png").stat().st_size > 1000
+
+
+def test_default_launch_pipeline_end_to_end_then_skips_on_rerun(tmp_path: Path) -> None:
+    """Every stage of the default run (synth, tokenizer, SFT, GRPO, eval, export) at toy sizes, on
+    the shipped tiny_cpu.yaml; a second invocation finds every output and redoes nothing."""
+    out = tmp_path / "run"
+    args = [f"out_dir={out}", "env.backend=inprocess", "progress=false", "tokenizer.vocab_size=800",
+            "tokenizer.corpus_examples=40", "sft.max_steps=2", "sft.rows_per_step=4", "sft.rows_per_micro=4",
+            "grpo.steps=1", "grpo.prompts_per_step=2", "grpo.group_size=2", "grpo.sampling.max_new_tokens=24",
+            "eval.limit=3", "eval.max_new_tokens=24", "engine.slots=4"]
+    summary = main(args)
+    stages = summary["stages"]
+    assert list(stages) == ["synth", "tokenizer", "sft", "grpo", "eval", "export"]
+    assert stages["synth"]["examples"] == 300 and stages["tokenizer"]["vocab_size"] == 800
+    assert stages["sft"]["steps"] == 2 and stages["grpo"]["steps"] == 1 and stages["grpo"]["start_from"] == "sft"
+    assert set(stages["eval"]) == {"initial", "sft", "grpo"}
+    assert all(v["n_tool"] + v["n_no_call"] == 3 for v in stages["eval"].values())
+    caps = json.loads((out / "caps.json").read_text())
+    assert caps["derived"] == 1 and caps["max_tokens"] >= caps["gold_longest"]  # caps come from the data
+    hf = json.loads((out / "hf" / "config.json").read_text())
+    assert hf["model_type"] == "qwen3" and (out / "hf" / "tokenizer.json").exists()
+    for png in ("sft/sft_loss.png", "grpo/grpo_reward.png", "eval/eval.png"):
+        assert (out / png).stat().st_size > 1000, png
+    assert "past_untrained" in summary and summary["tool_view"].startswith("gold tools + 2 others")
+    again = main(args)["stages"]
+    assert all("skipped" in again[s] for s in ("synth", "tokenizer", "sft", "grpo", "export")), again
+    assert again["eval"] == stages["eval"]

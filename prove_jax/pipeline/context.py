@@ -129,6 +129,36 @@ class Run:
         finally:
             ckpt.close()
 
+    def engine_model(self, trainer: Any) -> tuple[Model, Any]:
+        """The model the rollout engine decodes with, and how trainer params reach it.
+
+        One process: the trainer's own model and buffers (``None``: no conversion). Several
+        processes: every process runs its own engine (its own episodes, its own schedule), so
+        the engine lives on this process's devices (the same mesh layout over local devices,
+        axes that do not fit collapsing to data parallel) and gets a local copy of the globally
+        sharded params after every update.
+        """
+        if jax.process_count() == 1:
+            return trainer.model(), None
+        from jax.experimental import multihost_utils
+
+        from prove_jax.models import abstract_model, state_shardings
+        from prove_jax.models.sharding import parse_mesh_spec
+
+        sizes = parse_mesh_spec(self.cfg.model.mesh or None)
+        local = jax.local_devices()
+        tensor = sizes["tensor"] if sizes["tensor"] > 0 and len(local) % sizes["tensor"] == 0 else 1
+        local_mesh = make_mesh({"data": 1, "fsdp": len(local) // tensor, "tensor": tensor}, devices=local)
+        config = trainer.model_config
+        graphdef, abstract_state = nnx.split(abstract_model(config, local_mesh))
+        shardings = state_shardings(abstract_state, local_mesh, config.sharding_rules)
+
+        def to_engine(params: Any) -> Any:
+            host = multihost_utils.process_allgather(params, tiled=True)
+            return jax.tree.map(lambda x, s: jax.device_put(np.asarray(x), s), host, shardings)
+
+        return nnx.merge(graphdef, to_engine(trainer.params)), to_engine
+
     # ---- environment ----------------------------------------------------------------------------
     def pool(self) -> MCPPool:
         env = self.cfg.env

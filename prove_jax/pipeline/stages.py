@@ -150,11 +150,13 @@ def grpo(run: Run) -> dict[str, Any]:
     runner = StageRunner("grpo", out_dir, trainer, g.steps, checkpoint=cfg.checkpoint, config=run.config_dict,
                          panels=PANELS, progress=cfg.progress)
 
+    engine_model, to_engine = run.engine_model(trainer)
+
     async def go() -> dict[str, Any]:
         async with run.pool() as pool:
-            ctx = GRPOContext(trainer=trainer, engine=run.engine(trainer.model()), pool=pool, template=run.template,
+            ctx = GRPOContext(trainer=trainer, engine=run.engine(engine_model), pool=pool, template=run.template,
                               tokenizer=run.tokenizer, episode=run.episode_config(),
-                              reward=cfg.reward.to_reward(), max_len=caps["max_tokens"])
+                              reward=cfg.reward.to_reward(), max_len=caps["max_tokens"], to_engine=to_engine)
             return await train_grpo(ctx, g, loader, runner, seed=cfg.seed)
 
     try:

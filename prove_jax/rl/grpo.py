@@ -30,7 +30,7 @@ import asyncio
 import dataclasses
 import time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import jax
@@ -145,6 +145,15 @@ class GRPOContext:
     episode: EpisodeConfig
     reward: RewardConfig
     max_len: int
+    # Multi-host: the engine runs on this process's devices only, so it gets a local copy of the
+    # (globally sharded) params; None = colocated, the engine decodes from the trainer's buffers.
+    to_engine: Callable[[Any], Any] | None = None
+
+    def engine_params(self, fresh: bool) -> Any:
+        """Params for the engine; ``fresh``: buffers the next (donating) update cannot take."""
+        if self.to_engine is not None:
+            return self.to_engine(self.trainer.params)  # new buffers anyway
+        return jax.tree.map(jnp.copy, self.trainer.params) if fresh else self.trainer.params
 
 
 class _Generator:
@@ -163,12 +172,29 @@ class _Generator:
                 "device": c.engine.stats.device_busy_s - busy0, "generated": c.engine.stats.generated_tokens - gen0}
 
 
+COUNTS = ("episodes", "failed_episodes", "constant_groups", "groups", "rows", "finish/token_cap",
+          "finish/assistant_cap")
+
+
+def _across_processes(stats: dict[str, float]) -> dict[str, float]:
+    """Sum the counts and average the means over JAX processes (each plays an equal share of
+    prompts), so process 0 logs the whole step."""
+    if jax.process_count() == 1:
+        return dict(stats)
+    from jax.experimental import multihost_utils
+
+    keys = sorted(stats)
+    gathered = np.asarray(multihost_utils.process_allgather(np.array([stats[k] for k in keys], np.float64)))
+    return {k: float(np.sum(gathered[:, i]) if k in COUNTS else np.nanmean(gathered[:, i]))
+            for i, k in enumerate(keys)}
+
+
 def _update(ctx: GRPOContext, cfg: GRPOConfig, batch: Mapping[str, Any]) -> dict[str, Any]:
     """Host work of a step (rewards, advantages, batching) and the update itself."""
     t0 = time.perf_counter()
     rows, stats = rollouts_to_rows(batch["examples"], batch["rollouts"], ctx.reward, cfg)
-    out: dict[str, Any] = dict(stats)
-    if rows:
+    out: dict[str, Any] = _across_processes(stats)
+    if out["rows"] > 0:  # rows of all processes: a process without any still joins the step
         mbs, plan = micro_batches(rows, cfg.rows_per_micro, length_buckets(ctx.max_len))
         t1 = time.perf_counter()
         out.update(ctx.trainer.step(mbs, ctx.trainer.denominators(plan.tokens, plan.seqs)))
@@ -197,11 +223,6 @@ def _row(batch: Mapping[str, Any], upd: Mapping[str, Any], trainer: Trainer, aft
     return row
 
 
-def _engine_copy(trainer: Trainer) -> Any:
-    """A device copy of the params for the engine, which the next (donating) update cannot take."""
-    return jax.tree.map(jnp.copy, trainer.params)
-
-
 async def train_grpo(ctx: GRPOContext, cfg: GRPOConfig, loader: Any, runner: StageRunner, *, seed: int
                      ) -> dict[str, Any]:
     """Run (or resume) GRPO to ``cfg.steps`` steps; returns the stage summary."""
@@ -211,20 +232,20 @@ async def train_grpo(ctx: GRPOContext, cfg: GRPOConfig, loader: Any, runner: Sta
     sampler = ctx.engine.sampler
     async with ctx.engine:
         if start < cfg.steps:
-            sampler.update_params(_engine_copy(ctx.trainer) if cfg.async_rollouts else ctx.trainer.params)
+            sampler.update_params(ctx.engine_params(cfg.async_rollouts))
             batch = await generate(next(loader), start)
         for step in range(start, cfg.steps):
             t_step = time.perf_counter()
             data_state = loader.get_state()  # after this step's prompts, before any prefetch
             nxt: asyncio.Task[dict[str, Any]] | None = None
             if cfg.async_rollouts and step + 1 < cfg.steps:
-                sampler.update_params(_engine_copy(ctx.trainer))  # the params before this update
+                sampler.update_params(ctx.engine_params(True))  # the params before this update
                 nxt = asyncio.create_task(generate(next(loader), step + 1))
                 upd = await asyncio.to_thread(_update, ctx, cfg, batch)
             else:
                 upd = _update(ctx, cfg, batch)
                 # sync: the engine takes the new buffers themselves (the old ones were donated)
-                sampler.update_params(ctx.trainer.params)
+                sampler.update_params(ctx.engine_params(False))
             done = step + 1
             if nxt is not None:
                 next_batch = await nxt  # finished even when stopping: no task is left behind
