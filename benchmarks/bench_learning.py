@@ -72,14 +72,14 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--grpo-steps", type=int, default=20)
     ap.add_argument("--grpo-lr", type=float, default=2e-5)
-    ap.add_argument("--sft-steps", type=int, default=300)
+    ap.add_argument("--sft-steps", type=int, default=600)
     ap.add_argument("--no-ablation", action="store_true")
     args = ap.parse_args()
     out = Path(args.out)
     t0 = time.perf_counter()
     base = out / "base"
     launch(["--config", CONFIG, f"out_dir={base}", "stages=[synth, tokenizer, sft, eval]", *DATA,
-            f"sft.max_steps={args.sft_steps}", "checkpoint.every=1000"])
+            f"sft.max_steps={args.sft_steps}", f"sft.optim.decay_steps={args.sft_steps}", "checkpoint.every=1000"])
     sft = _eval(base, "sft")["tool"]
     initial = _eval(base, "initial")["tool"]
     print(f"\nheld-out tool examples: {sft['n']}; initial reward {initial['reward']:.3f}, SFT {sft['reward']:.3f} "

@@ -5,8 +5,9 @@ Called by the launcher before anything touches a JAX backend. Three ways in:
 * explicit: ``distributed.num_processes > 1`` with ``coordinator`` and ``process_id`` (tests, or
   any launcher that passes them);
 * environment (``distributed.auto``): ``JAX_COORDINATOR_ADDRESS`` + ``JAX_NUM_PROCESSES`` +
-  ``JAX_PROCESS_ID`` (what ``launch/slurm_gpu.sbatch`` exports), SLURM with several tasks, or a
-  TPU pod slice with several workers — JAX's own cluster detection fills in the rest;
+  ``JAX_PROCESS_ID`` (what ``launch/slurm_gpu.sbatch`` exports), SLURM with several tasks, or
+  ``PROVE_JAX_DISTRIBUTED=1`` (what ``launch/tpu_pod.sh`` exports on every TPU VM worker) —
+  JAX's own cluster detection then fills in the coordinator and process ids;
 * otherwise a single process: nothing to do.
 
 On CPU the collectives go through gloo (``jax_cpu_collectives_implementation``), which is how
@@ -35,7 +36,8 @@ def maybe_initialize(cfg: DistributedConfig) -> bool:
     if jax.distributed.is_initialized():
         return False
     explicit = cfg.num_processes > 1
-    if not explicit and not (cfg.auto and _env_processes() > 1):
+    asked = os.environ.get("PROVE_JAX_DISTRIBUTED") == "1"
+    if not explicit and not (cfg.auto and (_env_processes() > 1 or asked)):
         if cfg.local_devices:
             jax.config.update("jax_num_cpu_devices", cfg.local_devices)
         return False
