@@ -75,7 +75,8 @@ def print_summary(run: Any, summary: dict[str, Any]) -> None:
     if "grpo" in res and "reward_last5" in res["grpo"]:
         s = res["grpo"]
         print(f"GRPO  {s['steps']} steps, train reward {_fmt(s['reward_first'])} -> {_fmt(s['reward_last5'])} "
-              f"(last 5), skipped updates {s['skipped_updates']}, failed episodes {s['failed_episodes']}")
+              f"(last 5), skipped updates {s['skipped_updates']}, failed episodes {s['failed_episodes']}, "
+              f"compiled programs {s['compiled_programs']} train + {s.get('engine_programs', '?')} engine")
     table = res.get("eval")
     if isinstance(table, dict):
         print(f"In-domain eval (held-out, greedy; tool view: {summary['tool_view']}):")

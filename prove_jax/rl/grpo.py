@@ -265,7 +265,8 @@ async def train_grpo(ctx: GRPOContext, cfg: GRPOConfig, loader: Any, runner: Sta
             "reward_last5": float(np.nanmean([r["reward"] for r in tail])) if tail else None,
             "skipped_updates": int(ctx.trainer.state.skipped),
             "failed_episodes": int(sum(r["failed_episodes"] for r in rows)),
-            "compiled_programs": ctx.trainer.compiled_programs(), "plots": [str(p) for p in pngs]}
+            "compiled_programs": ctx.trainer.compiled_programs(),
+            "engine_programs": len(ctx.engine.sampler.programs), "plots": [str(p) for p in pngs]}
 
 
 PANELS = {
