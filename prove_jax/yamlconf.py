@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
+import re
 import types
 import typing
 from pathlib import Path
@@ -24,6 +25,9 @@ from typing import Any, TypeVar
 import yaml
 
 T = TypeVar("T")
+
+
+_SCIENTIFIC = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
 
 
 class ConfigError(ValueError):
@@ -74,6 +78,8 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
         return value
     if tp is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
+    if tp is float and isinstance(value, str) and _SCIENTIFIC.fullmatch(value.strip()):
+        return float(value)  # YAML 1.1 reads "1e-5" (no dot) as a string
     if tp in (int, float) and isinstance(value, bool):
         raise ConfigError(f"{where}: expected {tp.__name__}, got a boolean")
     if isinstance(tp, type) and not isinstance(value, tp):

@@ -41,6 +41,13 @@ def test_shipped_configs_load_and_check() -> None:
             check(cfg)
 
 
+def test_scientific_notation_without_a_dot_is_a_float() -> None:
+    cfg = load(LaunchConfig, None, ["grpo.optim.lr=1e-05", "sft.optim.lr=2E-3"])
+    assert cfg.grpo.optim.lr == 1e-5 and cfg.sft.optim.lr == 2e-3
+    with pytest.raises(ConfigError, match="expected float"):
+        load(LaunchConfig, None, ["grpo.optim.lr=1e-5x"])
+
+
 @pytest.mark.parametrize(
     ("override", "needle"),
     [("grpo.stpes=3", "unknown key"), ("data.synth={distractor_rate: lots}", "distractor_rate"),
