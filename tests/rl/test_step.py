@@ -106,3 +106,23 @@ def test_donated_params_are_refused_by_the_engine_and_fresh_ones_accepted() -> N
         sampler.update_params(old)
     sampler.update_params(tr.params)  # the step's output: no copy
     assert jax.tree.leaves(sampler.params)[0] is jax.tree.leaves(tr.params)[0]
+
+
+def test_bf16_compute_keeps_f32_master_weights_and_moments() -> None:
+    """dtype=bfloat16 with param_dtype=float32: weights are cast at use, so params, gradients and
+    the Adam moments stay f32, and an update far below bf16's resolution still lands."""
+    optim = OptimConfig(lr=1e-5, warmup_steps=0, weight_decay=0.0)
+    tr = Trainer(init_model(tiny_config(dtype="bfloat16", param_dtype="float32"), seed=0), optim, OBJECTIVE,
+                 reference=True)
+    before = _host(tr.params)
+    mbs, p = micro_batches(random_rows(6, seed=8), 3, BUCKETS)
+    metrics = tr.step(mbs, tr.denominators(p.tokens, p.seqs))
+    assert np.isfinite(metrics["loss"]) and metrics["skipped"] == 0.0
+    leaves = jax.tree.leaves(tr.state.opt_state) + jax.tree.leaves(tr.params)
+    assert all(x.dtype == np.float32 for x in leaves if getattr(x, "ndim", 0) >= 1)
+    w0 = next(b for b in before if b.ndim == 3)  # a projection matrix, weights ~0.1
+    w1 = next(a for a, b in zip(_host(tr.params), before, strict=True) if b is w0)
+    moved = np.abs(w1 - w0)[np.abs(w0) > 0.05]
+    # Adam's first step moves each weight by ~lr = 1e-5; bf16 spacing at |w| > 0.05 is >= 2.4e-4
+    assert 0.5e-5 < float(np.median(moved)) < 2e-5
+    assert float(np.median(moved)) < np.spacing(np.float32(0.05)) * 2 ** 16 / 10
