@@ -11,7 +11,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from prove_jax.yamlconf import apply_override, build
+from prove_jax.yamlconf import apply_override, build, merge
 
 PAPER_MIX = {"conversation": 10_895, "clarification": 1_500, "abstention_irrelevance": 1_122}
 """The paper's 13,517 examples. Abstention + irrelevance is one bucket there (806 When2Call + 316
@@ -145,9 +145,5 @@ def override(cfg: SynthConfig, assignments: list[str]) -> SynthConfig:
 def from_mapping(size: str, changes: dict[str, Any]) -> SynthConfig:
     """The ``size`` preset with ``changes`` (a nested mapping, e.g. a run config's ``data.synth``)."""
     data = preset(size).to_dict()
-    for key, value in changes.items():
-        if isinstance(value, dict) and isinstance(data.get(key), dict):
-            data[key].update(value)
-        else:
-            data[key] = value
+    merge(data, changes)
     return build(SynthConfig, data)

@@ -21,7 +21,7 @@ from prove_jax.env.view import ToolView
 from prove_jax.eval.indomain import EvalConfig
 from prove_jax.rl.grpo import GRPOConfig
 from prove_jax.rl.sft import SFTConfig
-from prove_jax.yamlconf import ConfigError, apply_override, build, load, read_yaml, to_dict
+from prove_jax.yamlconf import ConfigError, apply_override, build, checked, load, read_yaml, to_dict
 
 __all__ = ["ConfigError", "LaunchConfig", "apply_override", "build", "check", "load", "read_yaml", "to_dict"]
 
@@ -54,8 +54,7 @@ class DataConfig:
     size: str = "tiny"  # tiny | paper
     seed: int = 0
     synth: dict[str, Any] = dataclasses.field(default_factory=dict)  # SynthConfig fields
-    train_split: str = "train"
-    eval_split: str = "test"
+    train_split: str = "train"  # (the held-out split is eval.split)
 
 
 @dataclasses.dataclass
@@ -107,6 +106,13 @@ class EngineSection:
     max_chunk: int = 256
     prefill_rows: int = 2
     decode_block: int = 8
+
+    def to_engine(self, max_len: int) -> Any:
+        """The ``EngineConfig`` these shapes describe, for transcripts of at most ``max_len``."""
+        from prove_jax.engine import EngineConfig
+
+        return EngineConfig(slots=self.slots, max_len=max_len, min_chunk=self.min_chunk, max_chunk=self.max_chunk,
+                            prefill_rows=self.prefill_rows, decode_block=self.decode_block)
 
 
 @dataclasses.dataclass
@@ -189,16 +195,6 @@ class LaunchConfig:
     demo: DemoConfig = dataclasses.field(default_factory=DemoConfig)
 
 
-def _wrap(where: str, fn: Any, *args: Any, **kw: Any) -> Any:
-    try:
-        return fn(*args, **kw)
-    except ConfigError:
-        raise
-    except (ValueError, TypeError, KeyError) as exc:
-        msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        raise ConfigError(f"{where}: {msg}") from exc
-
-
 def check(cfg: LaunchConfig) -> None:
     """Build everything the sections describe, so bad values fail now, naming their key."""
     unknown = [s for s in cfg.stages if s not in STAGES]
@@ -208,21 +204,18 @@ def check(cfg: LaunchConfig) -> None:
         raise ConfigError(f"data.size: expected tiny or paper, got {cfg.data.size!r}")
     from data.config import from_mapping
 
-    _wrap("data.synth", from_mapping, cfg.data.size, cfg.data.synth)
-    _wrap("reward", cfg.reward.to_reward)
+    checked("data.synth", from_mapping, cfg.data.size, cfg.data.synth)
+    checked("reward", cfg.reward.to_reward)
     from prove_jax.models.config import FAMILY_CLASSES
     from prove_jax.models.sharding import parse_mesh_spec
 
     if cfg.model.family not in FAMILY_CLASSES:
         raise ConfigError(f"model.family: expected one of {sorted(FAMILY_CLASSES)}, got {cfg.model.family!r}")
     if not cfg.model.hf_dir:
-        _wrap("model.init", FAMILY_CLASSES[cfg.model.family], vocab_size=256, dtype=cfg.model.dtype,
+        checked("model.init", FAMILY_CLASSES[cfg.model.family], vocab_size=256, dtype=cfg.model.dtype,
               param_dtype=cfg.model.param_dtype, remat=cfg.model.remat, **cfg.model.init)
-    _wrap("model.mesh", parse_mesh_spec, cfg.model.mesh)
-    from prove_jax.engine import EngineConfig
-
+    checked("model.mesh", parse_mesh_spec, cfg.model.mesh)
     e = cfg.engine
-    _wrap("engine", EngineConfig, slots=e.slots, max_len=e.max_len or 4096, min_chunk=e.min_chunk,
-          max_chunk=e.max_chunk, prefill_rows=e.prefill_rows, decode_block=e.decode_block)
+    checked("engine", e.to_engine, e.max_len or 4096)
     if cfg.episode.max_tokens is not None and e.max_len is not None and e.max_len < cfg.episode.max_tokens:
         raise ConfigError(f"engine.max_len ({e.max_len}) must be >= episode.max_tokens ({cfg.episode.max_tokens})")

@@ -54,8 +54,10 @@ class _Subset:
         return self.ds[self.indices[i]]
 
 
-class _AsList:
-    def __call__(self, items: Any) -> list[dict[str, Any]]:
+class AsList:
+    """Grain ``batch_fn``: a batch as a plain list (records are dicts, not arrays)."""
+
+    def __call__(self, items: Any) -> list[Any]:
         return list(items)
 
 
@@ -103,5 +105,5 @@ def prompt_batches(
     ds = ds.shuffle(seed=seed).repeat(None)[pi::pc]
     if view is not None:
         ds = ds.map(_View(view))
-    ds = ds.batch(per_process, batch_fn=_AsList())
+    ds = ds.batch(per_process, batch_fn=AsList())
     return iter(ds.to_iter_dataset())

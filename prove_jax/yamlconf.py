@@ -19,6 +19,7 @@ import dataclasses
 import re
 import types
 import typing
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -94,13 +95,19 @@ def build[T](cls: type[T], data: dict[str, Any], where: str = "") -> T:
     if unknown:
         raise ConfigError(f"{where or cls.__name__}: unknown key(s) {sorted(unknown)}; known: {sorted(hints)}")
     kwargs = {k: _coerce(v, hints[k], f"{where}.{k}" if where else k) for k, v in data.items()}
+    return checked(where or cls.__name__, cls, **kwargs)
+
+
+def checked[R](where: str, fn: Callable[..., R], *args: Any, **kw: Any) -> R:
+    """``fn(*args, **kw)`` with its ValueError/TypeError/KeyError turned into a ConfigError that
+    names ``where`` (a dataclass's own checks, a config built from a section)."""
     try:
-        return cls(**kwargs)
+        return fn(*args, **kw)
+    except ConfigError:
+        raise
     except (ValueError, TypeError, KeyError) as exc:
-        if isinstance(exc, ConfigError):
-            raise
         msg = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        raise ConfigError(f"{where or cls.__name__}: {msg}") from exc
+        raise ConfigError(f"{where}: {msg}") from exc
 
 
 def to_dict(cfg: Any) -> dict[str, Any]:
@@ -137,8 +144,8 @@ def read_yaml(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
         includes = [includes]
     data: dict[str, Any] = {}
     for inc in includes:
-        _merge(data, read_yaml(path.parent / inc, (*_seen, path)))
-    _merge(data, loaded)
+        merge(data, read_yaml(path.parent / inc, (*_seen, path)))
+    merge(data, loaded)
     return data
 
 
@@ -146,15 +153,16 @@ def load[T](cls: type[T], path: str | Path | None = None, overrides: list[str] |
     """Defaults ← YAML file (with its includes) ← dotted overrides, validated against ``cls``."""
     data: dict[str, Any] = to_dict(cls())
     if path is not None:
-        _merge(data, read_yaml(path))
+        merge(data, read_yaml(path))
     for override in overrides or []:
         apply_override(data, override)
     return build(cls, data)
 
 
-def _merge(base: dict[str, Any], extra: dict[str, Any]) -> None:
+def merge(base: dict[str, Any], extra: dict[str, Any]) -> None:
+    """Merge ``extra`` into ``base`` in place, recursively for mappings on both sides."""
     for key, value in extra.items():
         if isinstance(value, dict) and isinstance(base.get(key), dict) and key not in ("urls",):
-            _merge(base[key], value)
+            merge(base[key], value)
         else:
             base[key] = value

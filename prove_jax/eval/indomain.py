@@ -83,18 +83,21 @@ async def gold_final_states(examples: Sequence[Mapping[str, Any]], pool: MCPPool
 
 
 async def evaluate(engine: Engine, pool: MCPPool, examples: Sequence[Mapping[str, Any]], template: ChatTemplate,
-                   tokenizer: ChatTokenizer, episode: EpisodeConfig, cfg: EvalConfig, *, seed: int = 0
-                   ) -> dict[str, Any]:
+                   tokenizer: ChatTokenizer, episode: EpisodeConfig, cfg: EvalConfig, *, seed: int = 0,
+                   gold_states: Sequence[dict[str, Any] | None] | None = None) -> dict[str, Any]:
     """Greedy episodes of every example; returns ``{"tool": ..., "no_call": ..., "by_kind": ...}``.
 
     ``engine`` must be running (``async with engine``) with the params to evaluate.
+    ``gold_states`` (:func:`gold_final_states` of ``examples``) saves replaying the gold
+    trajectories again when several models are evaluated on the same examples.
     """
     ep_cfg = dataclasses.replace(episode, score=True, snapshots=cfg.final_state)
     sampling = SamplingConfig(temperature=0.0, max_new_tokens=cfg.max_new_tokens)
     rollouts = await run_rollouts(engine, pool, examples, template, tokenizer, n_samples=1, sampling=sampling,
                                   config=ep_cfg, seed=seed)
     if cfg.final_state:
-        gold = await gold_final_states(examples, pool, template, tokenizer, episode)
+        gold = gold_states if gold_states is not None else await gold_final_states(examples, pool, template,
+                                                                                   tokenizer, episode)
         match: list[bool | None] = [None if r["final_state"] is None or g is None
                                     else state_agreement(r["final_state"], g) >= 1.0
                                     for r, g in zip(rollouts, gold, strict=True)]

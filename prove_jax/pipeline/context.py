@@ -213,9 +213,7 @@ class Run:
                              max_result_chars=ep.max_result_chars)
 
     def engine_config(self) -> EngineConfig:
-        e = self.cfg.engine
-        return EngineConfig(slots=e.slots, max_len=self.caps()["max_len"], min_chunk=e.min_chunk,
-                            max_chunk=e.max_chunk, prefill_rows=e.prefill_rows, decode_block=e.decode_block)
+        return self.cfg.engine.to_engine(self.caps()["max_len"])
 
     def sampler(self, model: Model) -> Sampler:
         sp = special_ids(self.template, self.tokenizer)
@@ -232,8 +230,6 @@ class Run:
                 "vocab_size": c.vocab_size, "dtype": c.dtype, "param_dtype": c.param_dtype,
                 "mesh": self.cfg.model.mesh or "single device"}
 
-    def describe(self) -> dict[str, Any]:
-        return {"view": self.cfg.view.describe(), "data": str(self.data_dir), "tokenizer": str(self.tokenizer_dir)}
 
 
 def restore_model(config: ModelConfig, ckpt: Any, step: int, mesh: Any) -> Model:

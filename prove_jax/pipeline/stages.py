@@ -176,40 +176,44 @@ def trained_stages(run: Run) -> list[str]:
 
 
 def evaluate(run: Run) -> dict[str, Any]:
+    """Greedy held-out eval of the initial model and of every trained stage (one file each; a model
+    already evaluated is not redone). One pool and one sampler serve all models, and the gold
+    final states are replayed once."""
+    from flax import nnx
+
     from prove_jax.eval.indomain import evaluate as run_eval
+    from prove_jax.eval.indomain import gold_final_states
     from prove_jax.loaders import load_split
 
     cfg = run.cfg
     out_dir = run.stage_dir("eval")
-    examples = load_split(run.data_dir, cfg.eval.split if cfg.eval.split else cfg.data.eval_split, cfg.view,
-                          limit=cfg.eval.limit)
-    results: dict[str, Any] = {}
-    sampler = None
-    for name in ["initial", *trained_stages(run)]:
-        path = out_dir / f"{name}.json"
-        if path.exists():
-            results[name] = read_json(path)
-            continue
-        model = run.initial_model() if name == "initial" else run.model_from_checkpoint(name)
-        if sampler is None:
-            sampler = run.sampler(model)
-        else:
-            from flax import nnx
+    names = ["initial", *trained_stages(run)]
+    results: dict[str, Any] = {n: read_json(out_dir / f"{n}.json") for n in names if (out_dir / f"{n}.json").exists()}
+    todo = [n for n in names if n not in results]
 
-            sampler.update_params(nnx.split(model)[1])
-        t = time.perf_counter()
+    async def go() -> None:
+        examples = load_split(run.data_dir, cfg.eval.split, cfg.view, limit=cfg.eval.limit)
+        sampler = None
+        async with run.pool() as pool:
+            gold = (await gold_final_states(examples, pool, run.template, run.tokenizer, run.episode_config())
+                    if cfg.eval.final_state else None)
+            for name in todo:
+                model = run.initial_model() if name == "initial" else run.model_from_checkpoint(name)
+                if sampler is None:
+                    sampler = run.sampler(model)
+                else:
+                    sampler.update_params(nnx.split(model)[1])
+                t = time.perf_counter()
+                async with run.engine(sampler) as engine:
+                    res = await run_eval(engine, pool, examples, run.template, run.tokenizer, run.episode_config(),
+                                         cfg.eval, seed=cfg.seed, gold_states=gold)
+                res.update(model=name, seconds=round(time.perf_counter() - t, 1), view=cfg.view.describe())
+                write_json(out_dir / f"{name}.json", res)
+                results[name] = res
 
-        async def go(s: Any = sampler) -> dict[str, Any]:
-            async with run.pool() as pool:
-                engine = run.engine(s)
-                async with engine:
-                    return await run_eval(engine, pool, examples, run.template, run.tokenizer, run.episode_config(),
-                                          cfg.eval, seed=cfg.seed)
-
-        res = asyncio.run(go())
-        res.update(model=name, seconds=round(time.perf_counter() - t, 1), view=cfg.view.describe())
-        write_json(path, res)
-        results[name] = res
+    if todo:
+        asyncio.run(go())
+    results = {n: results[n] for n in names}
     table = {name: {"tool_reward": r["tool"].get("reward"), "tool_success": r["tool"].get("success"),
                     "parsed_call_fraction": r["tool"].get("parsed_call_fraction"),
                     "calls_per_episode": r["tool"].get("calls_per_episode"),

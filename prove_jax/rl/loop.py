@@ -4,8 +4,7 @@
 
 * ``start(data_iter)`` restores the newest checkpoint of the stage directory, if any: the train
   state into the trainer (in its shardings), the Grain iterator state, the metrics rows (the
-  JSONL is rewritten to exactly those rows) and the stage's own counters (``extra``); returns
-  the step to continue from;
+  JSONL is rewritten to exactly those rows); returns the step to continue from;
 * ``end_step(...)`` writes the step's metrics row (JSONL + TensorBoard), advances the progress
   bar and saves a checkpoint when one is due, or at once when SIGTERM arrived (then it returns
   True and the stage stops cleanly; rerunning the same command continues from there);
@@ -56,7 +55,6 @@ class StageRunner:
         self.metrics = MetricsWriter(self.out, stage, enabled=self.primary)
         self.progress = progress and self.primary
         self.preempted = False
-        self.extra: dict[str, Any] = {}
         self._data_state: Any = None
         self._bar: Any = None
         self._old_handler: Any = None
@@ -72,7 +70,6 @@ class StageRunner:
             if data_iter is not None and meta.get("data") is not None:
                 data_iter.set_state(meta["data"])
             self.metrics.restart(meta.get("metrics") or [])
-            self.extra = dict(meta.get("extra") or {})
         else:
             self.metrics.restart([])
         self._install_sigterm()
@@ -102,7 +99,7 @@ class StageRunner:
 
     def save(self, done: int, data_state: Any, *, force: bool = True) -> None:
         meta = {"stage": self.stage, "step": done, "data": data_state,
-                "metrics": self.metrics.rows, "extra": self.extra, "config": self.config, "saved_at": time.time()}
+                "metrics": self.metrics.rows, "config": self.config, "saved_at": time.time()}
         self.ckpt.save(done, self.trainer.state, meta, force=force)
         if self.preempted:
             self.ckpt.wait()

@@ -22,6 +22,7 @@ import numpy as np
 
 from prove_jax.chat import ChatTemplate, ChatTokenizer
 from prove_jax.env import EpisodeConfig, MCPPool, ScriptedPolicy, run_episode
+from prove_jax.loaders import AsList
 from prove_jax.rl.batch import Row, length_buckets, micro_batches
 from prove_jax.rl.loop import StageRunner
 from prove_jax.rl.step import OptimConfig, Trainer
@@ -83,15 +84,10 @@ class _Pick:
         return self.rows[i]
 
 
-class _AsList:
-    def __call__(self, xs: Sequence[Row]) -> list[Row]:
-        return list(xs)
-
-
 def row_batches(rows: Sequence[Row], per_step: int, seed: int) -> grain.DatasetIterator:
     """Rows reshuffled every epoch, ``per_step`` at a time (a checkpointable Grain iterator)."""
     ds: Any = grain.MapDataset.range(len(rows)).shuffle(seed=seed).repeat(None).map(_Pick(rows))
-    return iter(ds.batch(per_step, batch_fn=_AsList()).to_iter_dataset())
+    return iter(ds.batch(per_step, batch_fn=AsList()).to_iter_dataset())
 
 
 def train_sft(trainer: Trainer, rows: Sequence[Row], cfg: SFTConfig, runner: StageRunner, *, seed: int,
