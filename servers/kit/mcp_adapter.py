@@ -69,6 +69,19 @@ class KitServer(MCPServer):
                     _meta={"io.prove/kind": "helper", "io.prove/domain": runtime.name},
                 )
             )
+        def advance_stub(minutes: int) -> None:  # pragma: no cover - schema only
+            """Session plumbing."""
+        advance_stub.__name__ = runtime.clock_tool
+        self.add_tool(advance_stub, name=runtime.clock_tool, description="Advance the session clock")
+        every.append(
+            MCPTool(
+                name=runtime.clock_tool,
+                description="Session plumbing: advance the calling session's clock by some minutes.",
+                input_schema={"type": "object", "properties": {"minutes": {"type": "integer", "minimum": 0}},
+                              "required": ["minutes"], "additionalProperties": False},
+                _meta={"io.prove/kind": "helper", "io.prove/domain": runtime.name},
+            )
+        )
         self._every = every
         self._visible = [t for t in every if (t.meta or {}).get("io.prove/kind") == "user"]
 

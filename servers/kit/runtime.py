@@ -18,11 +18,13 @@ import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any, ClassVar
 
 from jsonschema import Draft202012Validator
 from mcp.server.mcpserver.tools.base import Tool as SDKTool
 
+from servers.kit.clock import CALL_STEP, MAX_ADVANCE, advance, now
 from servers.kit.domain import Domain
 from servers.kit.state import State, diff_snapshots, to_jsonable
 from servers.kit.tools import SENSITIVE_KEY, ToolError, ToolSpec, schema_stub
@@ -217,6 +219,7 @@ class DomainRuntime:
             f"{domain.name}_session_close": self._close,
             f"{domain.name}_server_info": self._server_info,
         }
+        self.clock_tool = f"{domain.name}_session_advance_clock"
 
     # -- session helpers (hidden tools) ------------------------------------------------------
     def _reset(self, session_id: str, seed: int) -> Any:
@@ -233,8 +236,27 @@ class DomainRuntime:
     def _close(self, session_id: str, seed: int) -> Any:
         return {"session": session_id, "closed": self.sessions.close(session_id)}
 
+    def _advance_clock(self, session_id: str, seed: int, arguments: Any) -> ToolOutcome:
+        """Move the session's clock forward by ``minutes`` (and let scheduled work happen)."""
+        limit = int(MAX_ADVANCE.total_seconds() // 60)
+        minutes = arguments.get("minutes") if isinstance(arguments, dict) else None
+        if set(arguments or {}) - {"minutes"} or not isinstance(minutes, int) or isinstance(minutes, bool) \
+                or not 0 <= minutes <= limit:
+            return ToolOutcome(f"{self.clock_tool}: 'minutes' must be an integer from 0 to {limit}", is_error=True)
+        state = self.sessions.open(session_id, seed)
+        state.begin()
+        try:
+            before, after = advance(state, timedelta(minutes=minutes), self.domain.on_time)
+        except Exception as exc:
+            state.rollback()
+            log.exception("advancing the clock crashed")
+            return ToolOutcome(f"{self.clock_tool}: internal error ({type(exc).__name__})", is_error=True)
+        state.commit()
+        return ToolOutcome(json.dumps({"before": before.isoformat(), "now": after.isoformat()}))
+
     def _server_info(self, session_id: str, seed: int) -> Any:
         return {"domain": self.name, "pid": os.getpid(), "open_sessions": len(self.sessions),
+                "now": now(self.sessions.open(session_id, seed)).isoformat(),
                 "user_tools": sum(1 for s in self.table.specs.values() if s.visible)}
 
     # -- the call path -----------------------------------------------------------------------
@@ -244,6 +266,8 @@ class DomainRuntime:
         """Validate, run in a transaction, serialise. Never raises for bad input."""
         seed = self.default_seed if seed is None else seed
         try:
+            if name == self.clock_tool:
+                return self._advance_clock(session_id, seed, arguments)
             helper = self.session_tools.get(name)
             if helper is not None:
                 if arguments:
@@ -271,6 +295,8 @@ class DomainRuntime:
     def _run(self, spec: ToolSpec, state: State, args: dict[str, Any]) -> ToolOutcome:
         state.begin()
         try:
+            if spec.kind == "user":
+                advance(state, CALL_STEP, self.domain.on_time)
             result = spec.fn(state, **args)
             text = json.dumps(to_jsonable(result), ensure_ascii=False)
         except ToolError as exc:

@@ -185,8 +185,21 @@ def _is_store(tp: Any) -> type | None:
     return origin if origin in (Table, Cell) else None
 
 
+@dataclasses.dataclass
+class SessionClock:
+    """The session's "now" as ISO text (see :mod:`servers.kit.clock`)."""
+
+    now: str
+
+
+CLOCK_FIELD = "session_clock"
+
+
 class State:
     """Base class of a domain's state: declare ``Table[Record]`` and ``Cell[Record]`` annotations.
+
+    Every state also has the kit's ``session_clock`` cell (see :mod:`servers.kit.clock`); it is left
+    out of snapshots, which describe the world, not the time it was looked at.
 
     Example::
 
@@ -196,6 +209,7 @@ class State:
     """
 
     _store_fields: ClassVar[dict[str, type]]
+    session_clock: Cell[SessionClock]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -280,6 +294,8 @@ class State:
         """A JSON-ready, deterministic view of the whole state (used for final-state checks)."""
         out: dict[str, Any] = {}
         for name, kind in self._store_fields.items():
+            if name == CLOCK_FIELD:
+                continue
             store = getattr(self, name)
             if kind is Table:
                 out[name] = store.snapshot()

@@ -134,6 +134,49 @@ def make_spec(
     )
 
 
+TOOL_MARK = "__prove_tool__"
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    kind: ToolKind = "user",
+    produces: tuple[str, ...] = (),
+    consumes: tuple[str, ...] = (),
+    requires: tuple[str, ...] = (),
+    establishes: tuple[str, ...] = (),
+    read_only: bool = False,
+    tags: tuple[str, ...] = (),
+) -> Any:
+    """Mark a function in a ``tools_*.py`` module as a tool; its package's ``Domain`` collects it.
+
+    ``produces``/``consumes`` name entity-id types (``account_id``...); ``requires`` names state
+    preconditions (``engine_on``) and ``establishes`` the ones this tool makes true — together they
+    give synthesis the explicit and implicit edges of the tool graph. Marking only records the
+    metadata: registration is explicit, in the order the package's ``__init__`` lists its modules.
+    """
+
+    def mark(f: Callable[..., Any]) -> Callable[..., Any]:
+        setattr(f, TOOL_MARK, make_spec(
+            f, name=name, kind=kind, produces=produces, consumes=consumes,
+            requires=requires, establishes=establishes, read_only=read_only, tags=tags,
+        ))
+        return f
+
+    return mark(fn) if fn is not None else mark
+
+
+def discovery(fn: Callable[..., Any] | None = None, **kw: Any) -> Any:
+    """Mark a read-only discovery tool (hidden from the model, used by synthesis to sample state)."""
+    return tool(fn, kind="discovery", **kw)
+
+
+def helper(fn: Callable[..., Any] | None = None, **kw: Any) -> Any:
+    """Mark a hidden helper/debug tool."""
+    return tool(fn, kind="helper", **kw)
+
+
 def schema_stub(spec: ToolSpec) -> Callable[..., Any]:
     """A function with the tool's public signature (the state parameter removed).
 

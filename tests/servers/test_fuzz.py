@@ -13,9 +13,8 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from mcp import Client, StdioServerParameters
 
-from servers import DOMAINS
 from servers.kit import DomainRuntime
-from tests.servers.harness import run, runtime, snapshot
+from tests.servers.harness import ALL_DOMAINS, run, runtime, snapshot
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-10**12, 10**12) | st.floats(allow_nan=False, allow_infinity=False)
@@ -71,7 +70,7 @@ def violation(draw: st.DrawFn, rt: DomainRuntime) -> tuple[str, Any, str | None]
     return name, {**base, key: bad}, key
 
 
-@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("domain", ALL_DOMAINS)
 @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(data=st.data())
 def test_schema_violations_are_clean_errors(domain: str, data: st.DataObject) -> None:
@@ -90,7 +89,7 @@ def test_schema_violations_are_clean_errors(domain: str, data: st.DataObject) ->
 @given(data=st.data())
 def test_violations_over_stdio_leave_server_alive_and_state_unchanged(data: st.DataObject) -> None:
     """The same over a real subprocess: a burst of bad calls, then a good call still works."""
-    domain = DOMAINS[0]
+    domain = ALL_DOMAINS[0]
     cases = data.draw(st.lists(violation(runtime(domain)), min_size=40, max_size=40), label="cases")
 
     async def go() -> tuple[list[Any], str, str, Any]:

@@ -16,9 +16,8 @@ from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
 
 from prove_jax.env import InProcessBackend, MCPPool, StdioBackend
-from servers import DOMAINS
 from servers.kit import DomainRuntime, snapshot_json
-from tests.servers.harness import run, runtime, scenario, snapshot
+from tests.servers.harness import ALL_DOMAINS, run, runtime, scenario, snapshot
 
 
 def recorded_calls(domain: str, seed: int = 0) -> list[tuple[str, dict[str, Any]]]:
@@ -45,7 +44,7 @@ def calls_of(domain: str) -> list[tuple[str, dict[str, Any]]]:
     return _RECORDED[domain]
 
 
-@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("domain", ALL_DOMAINS)
 def test_same_seed_same_world_and_seeds_differ(domain: str) -> None:
     d = runtime(domain).domain
     a, b, c = (snapshot_json(d.new_world(s).snapshot()) for s in (3, 3, 4))
@@ -53,7 +52,7 @@ def test_same_seed_same_world_and_seeds_differ(domain: str) -> None:
     assert a != c
 
 
-@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("domain", ALL_DOMAINS)
 def test_world_is_identical_in_another_process(domain: str) -> None:
     """A stdio server (fresh interpreter, different hash seed) builds byte-identical worlds."""
     env = {**os.environ, "PYTHONHASHSEED": "12345"}
@@ -73,7 +72,7 @@ def test_world_is_identical_in_another_process(domain: str) -> None:
     assert remote == local
 
 
-@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("domain", ALL_DOMAINS)
 def test_reset_restores_seed_state(domain: str) -> None:
     rt = DomainRuntime(runtime(domain).domain)
     fresh = snapshot(rt, "r", 5)
@@ -119,7 +118,7 @@ def _solo(domain: str, plan: list[int], calls: list[Any]) -> tuple[list[str], An
     return texts, final
 
 
-@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("domain", ALL_DOMAINS)
 @settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
           phases=[Phase.explicit, Phase.generate])  # a failure prints its draws; shrinking 200 plans is slow
 @given(data=st.data())
@@ -144,7 +143,7 @@ def test_200_concurrent_sessions_no_leakage(domain: str, data: st.DataObject) ->
 
 def test_200_concurrent_sessions_over_stdio() -> None:
     """The same isolation in real server processes (2 stdio processes, sessions hashed across them)."""
-    domain = DOMAINS[0]
+    domain = ALL_DOMAINS[0]
     calls = calls_of(domain)
     rng = random.Random(7)
     plans = [sorted(rng.sample(range(len(calls)), k=rng.randint(1, 6))) for _ in range(200)]

@@ -17,9 +17,9 @@ import pytest
 from jsonschema import Draft202012Validator
 from mcp import Client, StdioServerParameters
 
-from servers import DOMAINS, PAPER_TOOL_COUNTS
+from servers import PAPER_TOOL_COUNTS
 from servers.kit.mcp_adapter import build_server
-from tests.servers.harness import free_port, mcp_call, run, runtime, scenario, start_http_server
+from tests.servers.harness import ALL_DOMAINS, free_port, mcp_call, run, runtime, scenario, start_http_server
 
 TRANSPORTS = ("inprocess", "stdio", "http")
 
@@ -28,7 +28,7 @@ TRANSPORTS = ("inprocess", "stdio", "http")
 def http_urls() -> Iterator[dict[str, str]]:
     procs, urls = [], {}
     try:
-        for domain in DOMAINS:
+        for domain in ALL_DOMAINS:
             port = free_port()
             procs.append(start_http_server(domain, port))
             urls[domain] = f"http://127.0.0.1:{port}/mcp"
@@ -53,7 +53,7 @@ async def connect(domain: str, transport: str, urls: dict[str, str]) -> Any:
 
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
-@pytest.mark.parametrize("domain", DOMAINS)
+@pytest.mark.parametrize("domain", ALL_DOMAINS)
 def test_every_tool_listed_and_exercised(domain: str, transport: str, http_urls: dict[str, str]) -> None:
     async def go() -> None:
         async with connect(domain, transport, http_urls) as client:
@@ -75,14 +75,14 @@ def test_every_tool_listed_and_exercised(domain: str, transport: str, http_urls:
 
 
 def test_http_binds_loopback_with_dns_rebinding_protection(http_urls: dict[str, str]) -> None:
-    url = http_urls[DOMAINS[0]]
+    url = http_urls[ALL_DOMAINS[0]]
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     evil = httpx.post(url, json=body, headers={**headers, "Host": "evil.example:80"}, timeout=10)
     assert evil.status_code in (400, 403, 421), evil.status_code
 
 
-@pytest.mark.parametrize("domain", DOMAINS[:1])
+@pytest.mark.parametrize("domain", ALL_DOMAINS[:1])
 def test_with_helpers_flag_lists_hidden_tools(domain: str) -> None:
     async def go() -> None:
         async with Client(build_server(runtime(domain), with_helpers=True), cache=None) as client:
