@@ -26,6 +26,7 @@ from mcp.server.mcpserver.tools.base import Tool as SDKTool
 
 from servers.kit.clock import CALL_STEP, MAX_ADVANCE, advance, now
 from servers.kit.domain import Domain
+from servers.kit.hardening import InputError, clean_message, conform, publish_bounds, screen, short
 from servers.kit.state import State, diff_snapshots, to_jsonable
 from servers.kit.tools import SENSITIVE_KEY, ToolError, ToolSpec, schema_stub
 
@@ -80,7 +81,7 @@ def _public_schema(raw: dict[str, Any], spec: ToolSpec) -> dict[str, Any]:
             return [clean(v) for v in node]
         return node
 
-    schema = clean(raw)
+    schema = publish_bounds(clean(raw))
     schema.setdefault("properties", {})
     for pname, prop in schema["properties"].items():
         doc = spec.param_docs.get(pname)
@@ -104,7 +105,28 @@ def _describe(error: Any) -> str:
         extra = sorted(set(error.instance) - set(allowed)) if isinstance(error.instance, dict) else []
         where = f" in '{path}'" if path else ""
         return f"unexpected argument(s) {', '.join(repr(e) for e in extra)}{where}; allowed: {', '.join(allowed) or 'none'}"
-    return f"invalid argument '{path or '<arguments>'}': {error.message}"
+    where = f"invalid argument '{path or '<arguments>'}'"
+    rule, bound, value = error.validator, error.validator_value, error.instance
+    if rule == "type":
+        return f"{where}: expected {' or '.join(bound) if isinstance(bound, list) else bound}, got {_json_type(value)}"
+    if rule in ("maxLength", "minLength"):
+        return f"{where}: must be {'at most' if rule == 'maxLength' else 'at least'} {bound} characters"
+    if rule in ("maxItems", "minItems"):
+        return f"{where}: must have {'at most' if rule == 'maxItems' else 'at least'} {bound} items"
+    if rule == "pattern":
+        return f"{where}: {short(value)} does not match the expected format {bound}"
+    if rule == "enum":
+        return f"{where}: {short(value)} is not one of {short(bound, 300)}"
+    if rule in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        words = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "more than",
+                 "exclusiveMaximum": "less than"}
+        return f"{where}: must be {words[rule]} {bound}, got {short(value)}"
+    return f"{where}: {short(error.message, 200)}"
+
+
+def _json_type(value: Any) -> str:
+    names = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
 class ToolTable:
@@ -275,7 +297,7 @@ class DomainRuntime:
                 return ToolOutcome(json.dumps(helper(session_id, seed), ensure_ascii=False))
             spec = self.table.specs.get(name)
             if spec is None:
-                return ToolOutcome(f"unknown tool '{name}' on server '{self.name}'", is_error=True)
+                return ToolOutcome(f"unknown tool {short(name, 80)} on server '{self.name}'", is_error=True)
             if arguments is None:
                 arguments = {}
             if not isinstance(arguments, dict):
@@ -284,12 +306,16 @@ class DomainRuntime:
                 )
             optional = self.table.optional[name]
             args = {k: v for k, v in arguments.items() if v is not None or k not in optional}
+            screen(args)
             problem = self.table.check(name, args)
             if problem is not None:
-                return ToolOutcome(f"{name}: {problem}", is_error=True)
+                return ToolOutcome(clean_message(f"{name}: {problem}"), is_error=True)
+            args = conform(self.table.schemas[name], args, "")
             state = self.sessions.open(session_id, seed)
+        except InputError as exc:
+            return ToolOutcome(clean_message(f"{name}: {exc}"), is_error=True)
         except ToolError as exc:
-            return ToolOutcome(str(exc), is_error=True)
+            return ToolOutcome(clean_message(str(exc)), is_error=True)
         return self._run(spec, state, args)
 
     def _run(self, spec: ToolSpec, state: State, args: dict[str, Any]) -> ToolOutcome:
@@ -304,10 +330,11 @@ class DomainRuntime:
             message = str(exc)
             if exc.field and exc.field not in message:
                 message = f"{message} (argument '{exc.field}')"
-            return ToolOutcome(f"{spec.name}: {message}", is_error=True)
+            return ToolOutcome(clean_message(f"{spec.name}: {message}"), is_error=True)
         except Exception as exc:  # a domain bug must not kill the server or leave half-written state
             state.rollback()
-            log.exception("tool %s crashed", spec.name)
-            return ToolOutcome(f"{spec.name}: internal error ({type(exc).__name__}: {exc})", is_error=True)
+            log.exception("tool %s crashed", spec.name)  # details go to the server's log, never to the client
+            return ToolOutcome(f"{spec.name}: internal error ({type(exc).__name__}); the call was rolled back",
+                               is_error=True)
         state.commit()
         return ToolOutcome(text)

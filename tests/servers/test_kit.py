@@ -160,7 +160,7 @@ def test_null_optional_is_dropped_but_null_required_is_not(rt: DomainRuntime) ->
 def test_schema_from_hints_and_docstring(rt: DomainRuntime) -> None:
     schema = rt.table.schemas["choose"]
     assert schema["properties"]["color"] == {"enum": ["red", "blue"], "type": "string", "description": "The color."}
-    assert schema["properties"]["note"] == {"type": "string", "description": "Optional note."}
+    assert schema["properties"]["note"] == {"type": "string", "description": "Optional note.", "maxLength": 200}
     assert schema["properties"]["pin"]["x-sensitive"] is True
     assert schema["required"] == ["color", "pin"] and schema["additionalProperties"] is False
     assert rt.table.sensitive_params("choose") == ["pin"]
@@ -169,7 +169,7 @@ def test_schema_from_hints_and_docstring(rt: DomainRuntime) -> None:
 
 def test_parameter_named_title_is_kept(rt: DomainRuntime) -> None:
     schema = rt.table.schemas["rename"]
-    assert schema["properties"]["title"] == {"type": "string", "description": "The new title."}
+    assert schema["properties"]["title"] == {"type": "string", "description": "The new title.", "maxLength": 200}
     assert "title" in schema["required"] and "title" not in {k for k in schema if k != "properties"}
     assert rt.call("rename", {"item_id": "I0", "title": "Shiny"}, "s", 0).json() == "Shiny"
 
