@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
 import pytest
 from pydantic import Field
 
-from servers.kit import Cell, Domain, DomainRuntime, Seeds, Sensitive, State, Table, ToolError, require
+from servers.kit import Cell, Domain, DomainRuntime, Seeds, Sensitive, State, Table, ToolError, require, tool
 from servers.kit.state import StateError, diff_snapshots, snapshot_json
 from servers.kit.tools import parse_docstring
 
@@ -36,10 +37,7 @@ def _gen(s: ToyState, seeds: Seeds) -> None:
         s.items.put(f"I{i}", Item(f"I{i}", seeds.rng.randint(1, 9), ["a"]))
 
 
-toy = Domain("toy", ToyState, _gen, description="A toy domain for kit tests.")
-
-
-@toy.tool
+@tool
 def bump(s: ToyState, item_id: str, by: Annotated[int, Field(ge=1)] = 1, fail_after: bool = False) -> dict:
     """Increase an item's quantity.
 
@@ -58,7 +56,7 @@ def bump(s: ToyState, item_id: str, by: Annotated[int, Field(ge=1)] = 1, fail_af
     return item
 
 
-@toy.tool
+@tool
 def choose(s: ToyState, color: Literal["red", "blue"], pin: Sensitive, note: str | None = None) -> str:
     """Pick a color.
 
@@ -70,7 +68,7 @@ def choose(s: ToyState, color: Literal["red", "blue"], pin: Sensitive, note: str
     return f"{color}:{note}"
 
 
-@toy.tool
+@tool
 def rename(s: ToyState, item_id: str, title: str) -> str:
     """Rename an item (a parameter literally called ``title`` must survive schema cleanup).
 
@@ -81,7 +79,7 @@ def rename(s: ToyState, item_id: str, title: str) -> str:
     return title
 
 
-@toy.tool
+@tool
 def crash(s: ToyState, item_id: str) -> None:
     """A tool with a bug: it writes then divides by zero.
 
@@ -90,6 +88,9 @@ def crash(s: ToyState, item_id: str) -> None:
     """
     s.items.edit(item_id).qty = -1
     _ = 1 / 0
+
+
+toy = Domain("toy", ToyState, _gen, description="A toy domain for kit tests.", modules=(sys.modules[__name__],))
 
 
 @pytest.fixture

@@ -11,8 +11,6 @@ import sys
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 from mcp import Client, StdioServerParameters
 
 from prove_jax.env import InProcessBackend, MCPPool, StdioBackend
@@ -84,11 +82,12 @@ def test_reset_restores_seed_state(domain: str) -> None:
     assert snapshot(rt, "r", 5) == fresh
 
 
-async def _run_sessions(pool: MCPPool, domain: str, plans: list[list[int]], calls: list[Any],
+async def _run_sessions(pool: MCPPool, work: list[tuple[str, list[int]]],
                         rng: random.Random) -> tuple[list[list[str]], list[Any]]:
-    """Run every plan in its own episode concurrently, interleaving at random points."""
+    """Run every (domain, plan) in its own episode concurrently, interleaving at random points."""
 
-    async def one(plan: list[int]) -> tuple[list[str], Any]:
+    async def one(domain: str, plan: list[int]) -> tuple[list[str], Any]:
+        calls = calls_of(domain)
         async with pool.episode([domain], seed=0) as ep:
             texts = []
             for idx in plan:
@@ -99,7 +98,7 @@ async def _run_sessions(pool: MCPPool, domain: str, plans: list[list[int]], call
                     await asyncio.sleep(0)
             return texts, (await ep.snapshots())[domain]
 
-    results = await asyncio.gather(*(one(p) for p in plans))
+    results = await asyncio.gather(*(one(d, p) for d, p in work))
     return [r[0] for r in results], [r[1] for r in results]
 
 
@@ -118,27 +117,29 @@ def _solo(domain: str, plan: list[int], calls: list[Any]) -> tuple[list[str], An
     return texts, final
 
 
-@pytest.mark.parametrize("domain", ALL_DOMAINS)
-@settings(max_examples=3, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True,
-          phases=[Phase.explicit, Phase.generate])  # a failure prints its draws; shrinking 200 plans is slow
-@given(data=st.data())
-def test_200_concurrent_sessions_no_leakage(domain: str, data: st.DataObject) -> None:
-    """Each session's results and final state equal a solo replay of its own calls."""
-    calls = calls_of(domain)
-    n = len(calls)
-    plans = [sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=min(n, 12)), label="plan"))
-             for _ in range(200)]
-    rng = random.Random(data.draw(st.integers(0, 2**31), label="interleave"))
+def test_1000_concurrent_sessions_across_every_domain() -> None:
+    """1,000 episodes spread over all domains, interleaved at random in one event loop: each
+    session's results and final state equal a solo replay of its own calls, and every session is
+    closed afterwards (no leak)."""
+    rng = random.Random(1000)
+    work = []
+    for i in range(1000):
+        domain = ALL_DOMAINS[i % len(ALL_DOMAINS)]
+        n = len(calls_of(domain))
+        work.append((domain, sorted(rng.sample(range(n), k=rng.randint(1, min(n, 10))))))
+    runtimes = {d: DomainRuntime(runtime(d).domain) for d in ALL_DOMAINS}
 
     async def go() -> tuple[list[list[str]], list[Any]]:
-        async with MCPPool({domain: InProcessBackend(domain)}) as pool:
-            return await _run_sessions(pool, domain, plans, calls, rng)
+        backends = {d: InProcessBackend(d, runtime=rt) for d, rt in runtimes.items()}
+        async with MCPPool(backends) as pool:
+            return await _run_sessions(pool, work, rng)
 
     texts, finals = run(go())
-    for plan, got_texts, got_final in zip(plans, texts, finals, strict=True):
-        want_texts, want_final = _solo(domain, plan, calls)
-        assert got_texts == want_texts
-        assert got_final == want_final
+    for (domain, plan), got_texts, got_final in zip(work, texts, finals, strict=True):
+        want_texts, want_final = _solo(domain, plan, calls_of(domain))
+        assert got_texts == want_texts, domain
+        assert got_final == want_final, domain
+    assert {d: len(rt.sessions) for d, rt in runtimes.items()} == dict.fromkeys(ALL_DOMAINS, 0)
 
 
 def test_200_concurrent_sessions_over_stdio() -> None:
@@ -146,14 +147,14 @@ def test_200_concurrent_sessions_over_stdio() -> None:
     domain = ALL_DOMAINS[0]
     calls = calls_of(domain)
     rng = random.Random(7)
-    plans = [sorted(rng.sample(range(len(calls)), k=rng.randint(1, 6))) for _ in range(200)]
+    work = [(domain, sorted(rng.sample(range(len(calls)), k=rng.randint(1, 6)))) for _ in range(200)]
 
     async def go() -> tuple[list[list[str]], list[Any]]:
         async with MCPPool({domain: StdioBackend(domain, n_procs=2)}, call_timeout_s=30) as pool:
-            return await _run_sessions(pool, domain, plans, calls, rng)
+            return await _run_sessions(pool, work, rng)
 
     texts, finals = run(go())
-    for plan, got_texts, got_final in zip(plans[:60], texts, finals, strict=False):
+    for (_, plan), got_texts, got_final in zip(work, texts, finals, strict=True):
         want_texts, want_final = _solo(domain, plan, calls)
         assert got_texts == want_texts
         assert got_final == want_final
