@@ -1,6 +1,13 @@
-"""Server kit throughput vs a bare MCPServer, per transport, in one run.
+"""Server throughput: every domain mixed, and the kit vs a bare MCPServer per transport, in one run.
 
-    python benchmarks/bench_servers.py [--calls 2000] [--domain banking]
+    python benchmarks/bench_servers.py [--calls 2000] [--domain banking] [--episodes 400]
+
+Mixed workload (the issue's figures): episodes round-robin over every registered domain, each
+replaying that domain's smoke scenario (every user tool, reads and writes, all succeeding) in a fresh
+session — in-process through the kit's dispatcher and through the rollout pool, and over stdio (one
+server process per domain, 16 episodes in flight, the pool's stdio backend). Reported: calls/s, p50
+and p99 latency per call, and memory per open session (tracemalloc: a fresh session, and one after
+its whole scenario ran), which bounds how many episodes one host can keep open.
 
 For each transport (in-process, stdio, HTTP) it measures sequential calls/s with p50/p99 latency and
 concurrent calls/s (16 in flight, what the rollout pool does), for (a) a kit domain tool that does
@@ -29,10 +36,12 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
 from prove_jax.env import InProcessBackend, MCPPool  # noqa: E402
+from prove_jax.env.backends import StdioBackend  # noqa: E402
+from servers import DOMAINS  # noqa: E402
 from servers.kit import SESSION_META_KEY, DomainRuntime  # noqa: E402
 from servers.kit.cli import load_domain_runtime  # noqa: E402
 from servers.kit.mcp_adapter import build_server  # noqa: E402
-from tests.servers.harness import free_port, start_http_server  # noqa: E402
+from tests.servers.harness import free_port, record_smoke, start_http_server  # noqa: E402
 
 CPUS = sorted(os.sched_getaffinity(0))
 SERVER_CPU = CPUS[1] if len(CPUS) > 1 else CPUS[0]
@@ -96,8 +105,98 @@ async def run_transport(name: str, kit_target: Any, bare_target: Any, n: int, ro
     return k, b
 
 
-async def main(n: int, domain: str) -> None:
+def _lat(lat: list[float]) -> tuple[float, float]:
+    lat = sorted(lat)
+    return 1e3 * statistics.median(lat), 1e3 * lat[int(0.99 * (len(lat) - 1))]
+
+
+async def mixed(episodes: int) -> None:
+    """Every domain's smoke scenario as episodes, round robin: in-process, pool, stdio; memory."""
+    import tracemalloc
+
+    scripts = {d: record_smoke(d) for d in DOMAINS}
+    plan = [DOMAINS[i % len(DOMAINS)] for i in range(episodes)]
+    n_calls = sum(len(scripts[d]) for d in plan)
+    print(f"mixed workload: {len(DOMAINS)} domains, {episodes} episodes, {n_calls} calls "
+          f"({n_calls / episodes:.1f} per episode)")
+
+    runtimes = {d: DomainRuntime(load_domain_runtime(d).domain) for d in DOMAINS}
+    for d in DOMAINS:
+        runtimes[d].sessions.world(0)
+    lat: list[float] = []
+    t0 = time.perf_counter()
+    for i, d in enumerate(plan):
+        rt, sid = runtimes[d], f"e{i}"
+        for name, args in scripts[d]:
+            s = time.perf_counter()
+            rt.call(name, args, sid, 0)
+            lat.append(time.perf_counter() - s)
+        rt.sessions.close(sid)
+    direct = n_calls / (time.perf_counter() - t0)
+    p50, p99 = _lat(lat)
+    print(f"in-process kit dispatch, mixed: {direct:8.0f} calls/s  p50 {p50:.2f} ms  p99 {p99:.2f} ms")
+
+    async def through(pool: MCPPool, concurrency: int) -> tuple[float, list[float]]:
+        lat: list[float] = []
+        queue = list(plan)
+
+        async def worker() -> None:
+            while queue:
+                d = queue.pop()
+                async with pool.episode([d], seed=0) as ep:
+                    for name, args in scripts[d]:
+                        s = time.perf_counter()
+                        await ep.call(name, args)
+                        lat.append(time.perf_counter() - s)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return n_calls / (time.perf_counter() - t0), lat
+
+    async with MCPPool({d: InProcessBackend(d, runtime=runtimes[d]) for d in DOMAINS}) as pool:
+        pooled, lat = await through(pool, 16)
+    p50p, p99p = _lat(lat)
+    print(f"in-process rollout pool, mixed:  {pooled:8.0f} calls/s  p50 {p50p:.2f} ms  p99 {p99p:.2f} ms")
+
+    async with MCPPool({d: StdioBackend(d) for d in DOMAINS}, call_timeout_s=60) as pool:
+        await through(pool, 16)  # warm: every process up, worlds built
+        stdio, lat = await through(pool, 16)
+    p50s, p99s = _lat(lat)
+    print(f"stdio (1 process per domain), mixed: {stdio:8.0f} calls/s  p50 {p50s:.2f} ms  p99 {p99s:.2f} ms")
+
+    fresh, used = {}, {}
+    for d in DOMAINS:
+        rt = runtimes[d]
+        k = 200
+        tracemalloc.start()
+        base = tracemalloc.get_traced_memory()[0]
+        for i in range(k):
+            rt.sessions.open(f"m{i}", 0)
+        fresh[d] = (tracemalloc.get_traced_memory()[0] - base) / k
+        for i in range(k):
+            for name, args in scripts[d]:
+                rt.call(name, args, f"m{i}", 0)
+        used[d] = (tracemalloc.get_traced_memory()[0] - base) / k
+        tracemalloc.stop()
+        for i in range(k):
+            rt.sessions.close(f"m{i}")
+    for d in DOMAINS:
+        print(f"  memory per session {d:<15} fresh {fresh[d] / 1024:6.1f} KiB   after its scenario "
+              f"{used[d] / 1024:7.1f} KiB")
+    mean_fresh = statistics.mean(fresh.values()) / 1024
+    mean_used = statistics.mean(used.values()) / 1024
+    print(f"RESULT servers_mixed_inprocess_calls_per_s {direct:.0f} 1/s goal=2000")
+    print(f"RESULT servers_mixed_pool_calls_per_s {pooled:.0f} 1/s goal=none")
+    print(f"RESULT servers_mixed_stdio_calls_per_s {stdio:.0f} 1/s goal=500")
+    print(f"RESULT servers_mixed_inprocess_p99_ms {p99:.2f} ms goal=none")
+    print(f"RESULT servers_mixed_stdio_p99_ms {p99s:.2f} ms goal=none")
+    print(f"RESULT servers_session_memory_fresh_kib {mean_fresh:.1f} KiB goal=none")
+    print(f"RESULT servers_session_memory_after_scenario_kib {mean_used:.1f} KiB goal=none")
+
+
+async def main(n: int, domain: str, episodes: int) -> None:
     pin_self()
+    await mixed(episodes)
     results: dict[str, tuple[dict, dict]] = {}
     rt = load_domain_runtime(domain)
 
@@ -164,5 +263,6 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--calls", type=int, default=2000)
     ap.add_argument("--domain", default="banking")
+    ap.add_argument("--episodes", type=int, default=400)
     a = ap.parse_args()
-    asyncio.run(main(a.calls, a.domain))
+    asyncio.run(main(a.calls, a.domain, a.episodes))

@@ -30,6 +30,28 @@ def scenario(domain: str) -> Callable[[Call], Awaitable[None]]:
     return importlib.import_module(f"tests.servers.scenarios.{domain}").smoke
 
 
+def record_smoke(domain: str, seed: int = 0) -> list[tuple[str, dict[str, Any]]]:
+    """The smoke scenario's calls (reads and writes) in order, recorded on a private session."""
+    rt = DomainRuntime(runtime(domain).domain)
+    calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def call(name: str, args: dict[str, Any]) -> Any:
+        out = rt.call(name, args, "rec", seed)
+        assert not out.is_error, out.text
+        calls.append((name, args))
+        return out.json()
+
+    # Driven by hand rather than with asyncio.run, so a running event loop (a benchmark) can record
+    # too: a scenario awaits nothing but ``call``, which never suspends here.
+    coro = scenario(domain)(call)
+    try:
+        while True:
+            coro.send(None)
+    except StopIteration:
+        pass
+    return calls
+
+
 def direct_call(rt: DomainRuntime, session_id: str, seed: int, seen: set[str] | None = None) -> Call:
     """A scenario ``call`` on the kit's dispatcher that fails the test on any error result."""
 

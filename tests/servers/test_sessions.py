@@ -15,22 +15,11 @@ from mcp import Client, StdioServerParameters
 
 from prove_jax.env import InProcessBackend, MCPPool, StdioBackend
 from servers.kit import DomainRuntime, snapshot_json
-from tests.servers.harness import ALL_DOMAINS, run, runtime, scenario, snapshot
+from tests.servers.harness import ALL_DOMAINS, record_smoke, run, runtime, snapshot
 
 
 def recorded_calls(domain: str, seed: int = 0) -> list[tuple[str, dict[str, Any]]]:
-    """The smoke scenario's calls (reads and writes), recorded once on a private session."""
-    rt = DomainRuntime(runtime(domain).domain)
-    calls: list[tuple[str, dict[str, Any]]] = []
-
-    async def call(name: str, args: dict[str, Any]) -> Any:
-        out = rt.call(name, args, "rec", seed)
-        assert not out.is_error, out.text
-        calls.append((name, args))
-        return out.json()
-
-    run(scenario(domain)(call))
-    return calls
+    return record_smoke(domain, seed)
 
 
 _RECORDED: dict[str, list[tuple[str, dict[str, Any]]]] = {}
