@@ -1,5 +1,7 @@
 """Phrase banks: how users ask for things and how personas talk. Optional, keyed by tool name.
 
+The per-tool phrasings live with their domain in ``data/intents/<domain>.py`` (merged below).
+
 A tool without an entry here is phrased from its description and parameter descriptions
 (``data.render``), so a new domain needs nothing in this file; entries only add variety. Slots are
 parameter names (``{amount}``); a template is used only when every slot it names has a value, and
@@ -9,6 +11,8 @@ user says before giving details (minimal information level).
 """
 
 from __future__ import annotations
+
+from data import intents
 
 PERSONAS: list[dict[str, object]] = [
     {"style": "formal", "role": "a finance manager who writes complete, courteous sentences",
@@ -41,107 +45,5 @@ PERSONAS: list[dict[str, object]] = [
 CONNECT_TWO = ["{a}, and then {b}", "{a} and {b}", "first {a}, then {b}", "{a}; after that, {b}"]
 CONNECT_MANY = ["first {a}, then {b}", "{a}, then {b}", "{a}; next, {b}"]
 
-BANK: dict[str, dict[str, list[str]]] = {
-    # banking
-    "get_customer_profile": {"ask": ["pull up the profile for {customer_id}", "show me what you have on file for {customer_id}"],
-                             "vague": ["check my profile details"]},
-    "update_contact_info": {"ask": ["update the contact details of {customer_id}", "change the contact info on file for {customer_id}"],
-                            "vague": ["update my contact information"]},
-    "list_accounts": {"ask": ["list the accounts of {customer_id}", "show me all accounts for {customer_id}", "find the accounts that belong to {customer_id}"],
-                      "vague": ["look at my accounts"]},
-    "get_account_balance": {"ask": ["check the balance of {account_id}", "tell me how much is in {account_id}", "get the current balance on {account_id}"],
-                            "vague": ["check a balance for me"]},
-    "list_transactions": {"ask": ["show the recent transactions on {account_id}", "list what went through {account_id} lately", "pull the latest activity on {account_id}"],
-                          "vague": ["look at some recent transactions"]},
-    "transfer_funds": {"ask": ["transfer {amount} from {from_account_id} to {to_account_id}", "move {amount} out of {from_account_id} into {to_account_id}", "send {amount} from {from_account_id} over to {to_account_id}"],
-                       "vague": ["move some money between accounts", "make a transfer"]},
-    "list_payees": {"ask": ["list the saved payees of {customer_id}", "show me the bill-pay payees for {customer_id}"],
-                    "vague": ["check who I have saved as payees"]},
-    "add_payee": {"ask": ["add {name} as a new payee for {customer_id}", "save a payee called {name} for {customer_id}"],
-                  "vague": ["add a new payee"]},
-    "pay_bill": {"ask": ["pay {amount} to {payee_id} from {account_id}", "use {account_id} to pay {payee_id} {amount}", "send a bill payment of {amount} to {payee_id} from {account_id}"],
-                 "vague": ["pay a bill", "take care of a bill payment"]},
-    "schedule_transfer": {"ask": ["schedule a transfer of {amount} from {from_account_id} to {to_account_id} on {date}", "set up {amount} to go from {from_account_id} to {to_account_id} on {date}"],
-                          "vague": ["schedule a future transfer"]},
-    "cancel_scheduled_transfer": {"ask": ["cancel the scheduled transfer {scheduled_transfer_id}", "call off scheduled transfer {scheduled_transfer_id}"],
-                                  "vague": ["cancel a scheduled transfer"]},
-    "list_cards": {"ask": ["list the cards of {customer_id}", "show me which cards {customer_id} has"],
-                   "vague": ["check my cards"]},
-    "freeze_card": {"ask": ["freeze {card_id} (reason: {reason})", "put a freeze on {card_id}, the reason is {reason}", "lock {card_id} right away — {reason}"],
-                    "vague": ["freeze one of my cards"]},
-    "unfreeze_card": {"ask": ["unfreeze {card_id}", "lift the freeze on {card_id}", "reactivate {card_id}"],
-                      "vague": ["unfreeze a card"]},
-    "dispute_transaction": {"ask": ["dispute {transaction_id} as {reason}", "open a dispute on {transaction_id} — reason: {reason}", "flag {transaction_id} as {reason} and dispute it"],
-                            "vague": ["dispute a charge"]},
-    "open_account": {"ask": ["open a new {account_type} account for {customer_id} with {initial_deposit} from {funding_account_id}", "set up a {account_type} account for {customer_id}, funded with {initial_deposit} from {funding_account_id}"],
-                     "vague": ["open a new account"]},
-    "change_pin": {"ask": ["change the PIN on {account_id}", "reset the PIN of {account_id}"], "vague": ["change my PIN"]},
-    # vehicle
-    "list_connected_vehicles": {"ask": ["list the connected vehicles", "show me the cars on the account"], "vague": ["check my cars"]},
-    "get_vehicle_status": {"ask": ["check the status of {vehicle_id}", "give me a status report on {vehicle_id}", "tell me how {vehicle_id} is doing"],
-                           "vague": ["check on my car"]},
-    "lock_vehicle_doors": {"ask": ["lock {vehicle_id}", "lock the doors of {vehicle_id}"], "vague": ["lock my car"]},
-    "unlock_vehicle_doors": {"ask": ["unlock {vehicle_id}", "unlock the doors of {vehicle_id}"], "vague": ["unlock my car"]},
-    "start_engine": {"ask": ["start {vehicle_id}", "start the engine of {vehicle_id}", "turn on {vehicle_id}"], "vague": ["start my car"]},
-    "stop_engine": {"ask": ["turn off {vehicle_id}", "stop the engine of {vehicle_id}", "switch off {vehicle_id}"], "vague": ["turn the car off"]},
-    "shift_gear": {"ask": ["shift {vehicle_id} into {gear}", "put {vehicle_id} in {gear}"], "vague": ["change gear"]},
-    "set_parking_brake": {"ask": ["set the parking brake of {vehicle_id} (engaged: {engaged})"], "vague": ["deal with the parking brake"]},
-    "set_vehicle_speed": {"ask": ["bring {vehicle_id} to {speed_kmh}", "set the speed of {vehicle_id} to {speed_kmh}"], "vague": ["change speed"]},
-    "set_cruise_control": {"ask": ["set cruise control on {vehicle_id} (enabled: {enabled})"], "vague": ["sort out cruise control"]},
-    "set_cabin_climate": {"ask": ["adjust the cabin climate in {vehicle_id}", "change the climate settings of {vehicle_id}"], "vague": ["make the cabin comfortable"]},
-    "set_vehicle_window": {"ask": ["set the {window} window of {vehicle_id} to {open_percent} open", "open the {window} window on {vehicle_id} to {open_percent}"],
-                           "vague": ["adjust a window"]},
-    "operate_trunk": {"ask": ["{action} the trunk of {vehicle_id}", "{action} {vehicle_id}'s trunk"], "vague": ["deal with the trunk"]},
-    "set_vehicle_lights": {"ask": ["change the lights on {vehicle_id}", "adjust the lights of {vehicle_id}"], "vague": ["fix the lights"]},
-    "control_ev_charging": {"ask": ["{action} charging on {vehicle_id}", "charging on {vehicle_id}: {action}"], "vague": ["manage the charging"]},
-    "search_navigation_places": {"ask": ["search for places nearby", "look up some places to drive to"], "vague": ["find a place to go"]},
-    "set_vehicle_destination": {"ask": ["set {destination} as the destination of {vehicle_id}", "navigate {vehicle_id} to {destination}"],
-                                "vague": ["set a destination"]},
-    "start_route_guidance": {"ask": ["start route guidance in {vehicle_id}", "start the navigation on {vehicle_id}"], "vague": ["start navigating"]},
-    "cancel_route_guidance": {"ask": ["cancel the route on {vehicle_id}", "stop the navigation in {vehicle_id}"], "vague": ["cancel the route"]},
-    "drive_active_route": {"ask": ["drive {vehicle_id} along the active route", "go ahead and drive {vehicle_id} to the destination"], "vague": ["get going"]},
-    # shopping
-    "search_catalog": {"ask": ["search the catalog", "look through the store's products"], "vague": ["find a product"]},
-    "get_catalog_product": {"ask": ["show me the details of {product_id}", "look up product {product_id}"], "vague": ["check a product"]},
-    "add_to_shopping_cart": {"ask": ["add {product_id} to the cart of {customer_id}", "put {product_id} in {customer_id}'s cart"], "vague": ["add something to my cart"]},
-    "view_shopping_cart": {"ask": ["show the cart of {customer_id}", "show me what's in the cart of {customer_id}"], "vague": ["check my cart"]},
-    "checkout_shopping_cart": {"ask": ["check out the cart of {customer_id}, shipping to {address_id} and paying with {payment_method_id}", "place the order for {customer_id} — ship to {address_id}, charge {payment_method_id}"],
-                               "vague": ["check out my cart"]},
-    "apply_cart_coupon": {"ask": ["apply coupon {coupon_code} to the cart of {customer_id}", "use the code {coupon_code} on {customer_id}'s cart"], "vague": ["use a coupon"]},
-    "list_shop_orders": {"ask": ["list the orders of {customer_id}", "show me {customer_id}'s orders"], "vague": ["look at my orders"]},
-    "track_shop_order": {"ask": ["track {order_id}", "tell me where {order_id} is"], "vague": ["track an order"]},
-    "cancel_shop_order": {"ask": ["cancel {order_id} ({reason})", "cancel order {order_id}, reason: {reason}"], "vague": ["cancel an order"]},
-    "add_to_wishlist": {"ask": ["save {product_id} to the wishlist of {customer_id}", "add {product_id} to {customer_id}'s wishlist"], "vague": ["save something for later"]},
-    # email
-    "search_emails": {"ask": ["search the mailbox {mailbox}", "look through {mailbox} for messages"], "vague": ["find an email"]},
-    "read_email": {"ask": ["open {email_id} in {mailbox}", "read {email_id} from {mailbox}"], "vague": ["read an email"]},
-    "send_email": {"ask": ["send an email from {mailbox} to {to} with the subject {subject} saying {body}", "email {to} from {mailbox}: subject {subject}, body {body}"],
-                   "vague": ["send an email"]},
-    "reply_to_email": {"ask": ["reply to {email_id} from {mailbox} with {body}", "answer {email_id} in {mailbox}: {body}"], "vague": ["reply to a message"]},
-    "forward_email": {"ask": ["forward {email_id} from {mailbox} to {to}", "send {email_id} on to {to} from {mailbox}"], "vague": ["forward a message"]},
-    "create_email_draft": {"ask": ["start a draft in {mailbox}", "draft a new email in {mailbox}"], "vague": ["draft an email"]},
-    "send_email_draft": {"ask": ["send the draft {draft_id} from {mailbox}", "go ahead and send {draft_id} in {mailbox}"], "vague": ["send a draft"]},
-    "move_email_to_folder": {"ask": ["move {email_id} in {mailbox} to {folder}", "file {email_id} from {mailbox} under {folder}"], "vague": ["tidy up an email"]},
-    "star_email": {"ask": ["star {email_id} in {mailbox}"], "vague": ["mark an email as important"]},
-    # calendar
-    "list_calendars": {"ask": ["list the calendars of {user_id}", "show which calendars {user_id} has"], "vague": ["look at the calendars"]},
-    "create_calendar_event": {"ask": ["create an event {event_title} on {calendar_id} from {start} to {end}", "book {event_title} on calendar {calendar_id}, {start} until {end}"],
-                              "vague": ["put something on the calendar"]},
-    "cancel_calendar_event": {"ask": ["cancel {event_id} as {user_id}", "call off the event {event_id} (I'm {user_id})"], "vague": ["cancel a meeting"]},
-    "respond_to_calendar_invitation": {"ask": ["answer the invitation {event_id} for {user_id} with {response}", "reply {response} to {event_id} on behalf of {user_id}"],
-                                       "vague": ["answer an invitation"]},
-    "list_bookable_rooms": {"ask": ["list the bookable rooms", "show me which rooms can be booked"], "vague": ["find a room"]},
-    # filesystem
-    "list_directory": {"ask": ["list the contents of {path}", "show me what's in {path}", "ls {path}"], "vague": ["look inside a folder"]},
-    "read_file": {"ask": ["show me the contents of {path}", "read {path}", "open {path} and show it"], "vague": ["read a file"]},
-    "make_directory": {"ask": ["create the directory {path}", "make a new folder {path}"], "vague": ["make a new folder"]},
-    "copy_path": {"ask": ["copy {source} to {destination}", "make a copy of {source} at {destination}"], "vague": ["copy a file"]},
-    "move_path": {"ask": ["move {source} to {destination}", "relocate {source} into {destination}"], "vague": ["move a file"]},
-    "delete_path": {"ask": ["delete {path}", "remove {path}"], "vague": ["delete something"]},
-    "touch_file": {"ask": ["create an empty file {path}", "touch {path}"], "vague": ["create a file"]},
-    "write_file": {"ask": ["write {content} into {path}", "save {content} to {path}"], "vague": ["write a file"]},
-    "rename_path": {"ask": ["rename {path} to {new_name}"], "vague": ["rename a file"]},
-    "change_directory": {"ask": ["cd into {path}", "switch to the directory {path}"], "vague": ["change folder"]},
-    "find_files": {"ask": ["find files under {path}", "search {path} for files"], "vague": ["find some files"]},
-    "get_file_info": {"ask": ["give me the details of {path}", "show the metadata of {path}"], "vague": ["inspect a file"]},
-}
+BANK: dict[str, dict[str, list[str]]] = intents.load()[0]
+"""Every domain's tool phrasings, merged from ``data/intents/<domain>.py``."""
