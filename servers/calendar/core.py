@@ -19,14 +19,10 @@ from servers.calendar.rules import (
     stored_rule,
 )
 from servers.calendar.state import Attendee, CalendarState, Event, Room, User
-from servers.kit import ToolError, require
+from servers.kit import ToolError, now, require
 
 HORIZON = timedelta(days=366)  # how far ahead a series is checked for room double-booking
 MAX_EVENT_LENGTH = timedelta(hours=24)
-
-
-def now(s: CalendarState) -> datetime:
-    return instant(s.clock.get().now)
 
 
 def key(dt: datetime) -> str:
@@ -320,6 +316,7 @@ def occurrence_view(s: CalendarState, o: Occ, user_id: str, tz: ZoneInfo) -> dic
         "my_response": "organizer" if ev.organizer_id == user_id else (me.response if me else None),
         "show_as": ev.show_as,
         "attendee_count": len(ev.attendees) + 1,
+        "conference_url": ev.conference_url,
     }
     if o.original is not None:
         out["occurrence_start"] = stamp(o.original, tz)
@@ -348,6 +345,7 @@ def event_view(s: CalendarState, ev: Event, tz: ZoneInfo | None = None, *, upcom
         "location": ev.location,
         "description": ev.description,
         "room_id": ev.room_id,
+        "conference_url": ev.conference_url,
         "show_as": ev.show_as,
         "organizer": {"user_id": org.user_id, "name": org.name, "email": org.email},
         "attendees": [{"user_id": a.user_id, "name": a.name, "email": a.email, "response": a.response,

@@ -6,14 +6,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from servers.calendar.core import ev_zone, last_occurrence, next_occurrence, now
+from servers.calendar.core import ev_zone, last_occurrence, next_occurrence
 from servers.calendar.rules import instant, stamp
 from servers.calendar.state import CalendarState
-from servers.calendar.world import domain
-from servers.kit import value_counts
+from servers.kit import discovery, now, value_counts
 
 
-@domain.discovery(produces=("user_id", "email", "calendar_id"))
+@discovery(produces=("user_id", "email", "calendar_id"))
 def calendar_list_users(s: CalendarState, department: str | None = None) -> list:
     """Everyone in the directory with their calendars (ids, names, timezones).
 
@@ -29,7 +28,7 @@ def calendar_list_users(s: CalendarState, department: str | None = None) -> list
             for u in s.users.values() if department is None or u.department == department]
 
 
-@domain.discovery(produces=("event_id", "room_id"))
+@discovery(produces=("event_id", "room_id"))
 def calendar_list_all_events(s: CalendarState, organizer_id: str | None = None,
                              status: Literal["confirmed", "cancelled"] | None = None,
                              recurring: bool | None = None, upcoming_only: bool = False,
@@ -71,7 +70,7 @@ def calendar_list_all_events(s: CalendarState, organizer_id: str | None = None,
     return out
 
 
-@domain.discovery
+@discovery
 def calendar_get_unique_values(s: CalendarState, field: Literal[
         "department", "timezone", "building", "equipment", "response", "event_status", "location",
         "calendar_name"]) -> list:

@@ -10,9 +10,16 @@ that in ``modified_occurrences``; cancelling one occurrence lists its original s
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Annotated
+
+from pydantic import Field
 
 from servers.kit import Cell, Counters, State, Table
-from servers.kit.fake import REFERENCE_DATE, iso
+
+MEETING_URL_PATTERN = r"^https://meet\.prove\.example/j/MTG-\d{4,}$"
+ConferenceUrl = Annotated[str, Field(max_length=80, pattern=MEETING_URL_PATTERN)]
+"""A join link of the video_meeting service: exactly ``https://meet.prove.example/j/<meeting_id>`` with a
+meeting id such as ``MTG-0001`` (see ``servers.video_meeting.state.join_url``)."""
 
 
 @dataclass
@@ -83,13 +90,7 @@ class Event:
     original_start: str | None = None
     created_at: str = ""
     updated_at: str = ""
-
-
-@dataclass
-class Clock:
-    """The world's "now" (never the wall clock): every relative query is answered against it."""
-
-    now: str = field(default_factory=lambda: iso(REFERENCE_DATE))
+    conference_url: str | None = None  # video_meeting join link
 
 
 class CalendarState(State):
@@ -97,5 +98,4 @@ class CalendarState(State):
     calendars: Table[Calendar]
     rooms: Table[Room]
     events: Table[Event]
-    clock: Cell[Clock]
     counters: Cell[Counters]

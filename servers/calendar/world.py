@@ -1,4 +1,4 @@
-"""The seeded calendar world and the ``domain`` object every tool module registers on.
+"""The seeded calendar world.
 
 A company directory of two dozen people spread over five timezones, their primary (and sometimes
 personal or team) calendars, a handful of bookable rooms, recurring series (stand-ups, syncs,
@@ -18,13 +18,12 @@ from servers.calendar.state import (
     Attendee,
     Calendar,
     CalendarState,
-    Clock,
     Event,
     Reminder,
     Room,
     User,
 )
-from servers.kit import Counters, Domain, Seeds, ToolError
+from servers.kit import Counters, Seeds, ToolError
 from servers.kit.fake import REFERENCE_DATE
 
 PROJECTS = ("Atlas", "Beacon", "Comet", "Nimbus", "Orion", "Phoenix", "Quartz", "Zephyr", "Helix", "Lumen")
@@ -54,7 +53,6 @@ DECLINE_NOTES = ("Conflict with another meeting", "Out of office that day", "On 
 
 def generate(s: CalendarState, seeds: Seeds) -> None:
     """Directory, calendars, rooms, recurring series and one-off events (deterministic per seed)."""
-    s.clock.set(Clock())
     s.counters.set(Counters())
     users = _people(s, seeds)
     calendars = _calendars(s, seeds, users)
@@ -273,8 +271,3 @@ class _EventMaker:
                     original_start=stamp(inst[0]), created_at=series.created_at, updated_at=series.updated_at)
         series.modified_occurrences[stamp(inst[0])] = eid
         self.s.events.put(eid, exc)
-
-
-domain = Domain("calendar", CalendarState, generate, description=(
-    "Company calendar: people, calendars, rooms, events with invitees and RSVPs, recurring series, "
-    "reminders, free/busy and slot finding, relative to the world's current time."))

@@ -7,12 +7,11 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from servers.email.common import summary
-from servers.email.world import EmailState, domain
-from servers.kit import value_counts
+from servers.email.state import EmailState, summary
+from servers.kit import discovery, value_counts
 
 
-@domain.discovery(produces=("mailbox",))
+@discovery(produces=("mailbox",))
 def email_list_mailboxes(s: EmailState) -> list:
     """Every hosted mailbox with its owner, counts per folder, unread count, drafts and user labels."""
     out = []
@@ -30,7 +29,7 @@ def email_list_mailboxes(s: EmailState) -> list:
     return out
 
 
-@domain.discovery(produces=("email_id", "thread_id", "draft_id"))
+@discovery(produces=("email_id", "thread_id", "draft_id"))
 def email_search_all(
     s: EmailState, mailbox: str | None = None, folder: str | None = None, has_attachments: bool | None = None,
     include_drafts: bool = False, limit: Annotated[int, Field(ge=1, le=1000)] = 200,
@@ -54,7 +53,7 @@ def email_search_all(
     return out
 
 
-@domain.discovery(produces=("mailbox",))
+@discovery(produces=("mailbox",))
 def email_list_contacts(s: EmailState, relation: str | None = None) -> list:
     """External correspondents (clients, vendors, friends, notification/newsletter/spam senders).
 
@@ -64,7 +63,7 @@ def email_list_contacts(s: EmailState, relation: str | None = None) -> list:
     return [c for c in s.contacts.values() if relation is None or c.relation == relation]
 
 
-@domain.discovery
+@discovery
 def email_get_unique_values(
     s: EmailState, field: Literal["sender", "folder", "label", "subject", "attachment_type", "recipient_domain"],
 ) -> list:

@@ -1,120 +1,26 @@
-"""Email state: mailboxes, messages, threads, drafts, labels, and the seeded world generator.
-
-Why the shapes: the service hosts several mailboxes at one company domain and exchanges mail with
-external contacts. Every mailbox keeps its own copy of each message it sent or received (own id,
-folder, flags and labels), the way a real IMAP/Gmail store does; copies of one message share its
-RFC ``message_id`` and the conversation's ``thread_id``. Message content is append-only: nothing
-ever edits a sent message; only per-copy folder, flags and labels change. Drafts are the one
-mutable kind of mail, until they are sent.
-"""
+"""The seeded email world: eight mailboxes at one company domain, about thirty external contacts
+(clients, vendors, friends, notification, newsletter and spam senders), about seventy threads spread
+over the weeks before the reference date, drafts and user labels."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 
-from servers.kit import Cell, Counters, Domain, Seeds, State, Table, iso
+from servers.email.state import (
+    LABEL_COLORS,
+    USER_LABEL_POOL,
+    Attachment,
+    Contact,
+    Draft,
+    Email,
+    EmailState,
+    Label,
+    Mailbox,
+)
+from servers.kit import Counters, Seeds, iso
 from servers.kit.fake import REFERENCE_DATE
-
-SYSTEM_FOLDERS = ("inbox", "sent", "archive", "trash", "spam")
-RESERVED_LABELS = frozenset({*SYSTEM_FOLDERS, "drafts", "starred", "unread", "important", "all mail"})
-LABEL_COLORS = ("red", "orange", "yellow", "green", "blue", "purple", "gray")
-USER_LABEL_POOL = ("Work", "Finance", "Clients", "Travel", "Personal", "Receipts", "Projects")
-
-
-@dataclass
-class Attachment:
-    filename: str
-    mime_type: str
-    size_kb: int
-
-
-@dataclass
-class Mailbox:
-    address: str
-    display_name: str
-    title: str
-    created_on: str
-
-
-@dataclass
-class Contact:
-    """Someone outside the service (client, vendor, friend, newsletter or spam sender)."""
-
-    address: str
-    name: str
-    company: str
-    relation: str  # client | vendor | personal | notification | newsletter | spam
-
-
-@dataclass
-class Email:
-    """One mailbox's copy of a message. Content fields never change after creation."""
-
-    email_id: str
-    mailbox: str
-    thread_id: str
-    message_id: str  # RFC 5322 Message-ID shared by every copy of the same message
-    direction: str  # received | sent
-    sender: str
-    sender_name: str
-    to: list[str]
-    cc: list[str]
-    bcc: list[str]  # only the sender's copy knows the Bcc list
-    subject: str
-    body: str
-    timestamp: str
-    folder: str  # inbox | sent | archive | trash | spam
-    labels: list[str]
-    is_read: bool
-    is_starred: bool
-    attachments: list[Attachment] = field(default_factory=list)
-    in_reply_to: str | None = None  # the parent's message_id
-    forwarded_from: str | None = None  # the forwarded message's message_id
-
-
-@dataclass
-class Draft:
-    draft_id: str
-    mailbox: str
-    to: list[str]
-    cc: list[str]
-    bcc: list[str]
-    subject: str
-    body: str
-    thread_id: str | None
-    in_reply_to: str | None
-    status: str  # draft | sent
-    updated_at: str
-    sent_email_id: str | None = None
-
-
-@dataclass
-class Label:
-    label_id: str
-    mailbox: str
-    name: str
-    color: str
-    created_on: str
-
-
-@dataclass
-class Clock:
-    """The service's "now": starts at the reference date, advances one minute per message written."""
-
-    now: str = field(default_factory=lambda: iso(REFERENCE_DATE))
-
-
-class EmailState(State):
-    mailboxes: Table[Mailbox]
-    contacts: Table[Contact]
-    emails: Table[Email]
-    drafts: Table[Draft]
-    labels: Table[Label]
-    clock: Cell[Clock]
-    counters: Cell[Counters]
-
 
 # ------------------------------------------------------------------ seeded content
 _CODENAMES = ("Apollo", "Falcon", "Nimbus", "Orion", "Juniper", "Atlas", "Cobalt", "Meridian", "Harbor", "Summit")
@@ -245,7 +151,6 @@ def _ctx(seeds: Seeds, company: str) -> dict[str, str]:
 def generate(s: EmailState, seeds: Seeds) -> None:
     """Eight mailboxes at one company domain, ~30 external contacts, ~70 threads, drafts and labels."""
     rng, fake = seeds.rng, seeds.fake
-    s.clock.set(Clock())
     s.counters.set(Counters())
     org = fake.last_name()
     domain_name = f"{_slug(org)}{seeds.choice(_COMPANY_SUFFIX)}.com"
@@ -424,6 +329,3 @@ def generate(s: EmailState, seeds: Seeds) -> None:
                               f"Hi {peer.display_name.split()[0]},\n\nHere's where {project} stands this week:",
                               None, None, "draft", updated)
             s.drafts.put(did, draft)
-
-
-domain = Domain("email", EmailState, generate, description=__doc__ or "")

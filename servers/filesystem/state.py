@@ -70,15 +70,7 @@ class Shell:
     cwd: str
 
 
-@dataclass
-class Clock:
-    """The session's "now" (fixed, so final states do not depend on how many calls were made)."""
-
-    now: str
-
-
 class FsState(State):
     nodes: Table[Node]
     users: Table[User]
     shell: Cell[Shell]
-    clock: Cell[Clock]

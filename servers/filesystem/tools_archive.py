@@ -1,4 +1,4 @@
-"""Simulated archives (zip / tar / tar.gz stored as archive nodes) and the hidden discovery tools."""
+"""Simulated archives: zip / tar / tar.gz files stored as archive nodes, created, listed and extracted."""
 
 from __future__ import annotations
 
@@ -6,16 +6,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from servers.filesystem.registry import domain
 from servers.filesystem.state import DIRECTORY, FILE, SYMLINK, ArchiveEntry, FsState
-from servers.filesystem.tools_nav import extension
 from servers.filesystem.vfs import (
     UMASK,
     R,
     W,
     X,
     base_name,
-    describe,
     enforce_quota,
     join,
     lookup,
@@ -25,12 +22,11 @@ from servers.filesystem.vfs import (
     me,
     need,
     need_entry_write,
-    normalize_static,
     resolve,
     subtree,
 )
 from servers.filesystem.world import archive_descriptor, archive_size
-from servers.kit import ToolError, value_counts
+from servers.kit import ToolError, tool
 
 Format = Literal["zip", "tar", "tar.gz"]
 _SUFFIXES = ((".tar.gz", "tar.gz"), (".tgz", "tar.gz"), (".tar", "tar"), (".zip", "zip"))
@@ -44,7 +40,7 @@ def _archive_of(s: FsState, raw: str, field: str):
     return path, node
 
 
-@domain.tool(consumes=("path",), produces=("archive_path",))
+@tool(consumes=("path",), produces=("archive_path",))
 def create_file_archive(s: FsState, archive_path: str,
                         sources: Annotated[list[str], Field(min_length=1, max_length=50)],
                         format: Format | None = None, overwrite: bool = False) -> dict:
@@ -95,7 +91,7 @@ def create_file_archive(s: FsState, archive_path: str,
     return {"archive_path": target, "format": format, "members": len(entries), "size": rec.size}
 
 
-@domain.tool(consumes=("archive_path",), read_only=True)
+@tool(consumes=("archive_path",), read_only=True)
 def list_file_archive(s: FsState, archive_path: str) -> dict:
     """List the members of a zip/tar archive without extracting it (like unzip -l / tar -tvf).
 
@@ -108,7 +104,7 @@ def list_file_archive(s: FsState, archive_path: str) -> dict:
             "total_uncompressed": sum(e.size for e in node.archive or []), "archive_size": node.size}
 
 
-@domain.tool(consumes=("archive_path", "directory_path"), produces=("path",))
+@tool(consumes=("archive_path", "directory_path"), produces=("path",))
 def extract_file_archive(s: FsState, archive_path: str, destination: str = ".", overwrite: bool = False) -> dict:
     """Extract a zip/tar archive into an existing directory (like unzip -d / tar -xf -C). Members that
     would land outside the destination ('../' or absolute paths) make the whole extraction fail.
@@ -163,63 +159,3 @@ def extract_file_archive(s: FsState, archive_path: str, destination: str = ".", 
         extracted.append(cur)
     enforce_quota(s, me(s).username, "destination")
     return {"archive_path": path, "destination": dest, "extracted": len(extracted), "members": extracted[:100]}
-
-
-# ---------------------------------------------------------------- discovery (hidden from the model)
-@domain.discovery(produces=("username",))
-def filesystem_list_users(s: FsState) -> list:
-    """Every account with its password, groups, home and quota (for grounding synthesised tasks)."""
-    current = s.shell.get().user
-    return [{"username": u.username, "uid": u.uid, "full_name": u.full_name, "groups": u.groups, "home": u.home,
-             "password": u.password, "quota_bytes": u.quota_bytes, "logged_in": u.username == current}
-            for u in s.users.values()]
-
-
-@domain.discovery(produces=("path", "file_path", "directory_path", "archive_path"))
-def filesystem_find_nodes(s: FsState, path_prefix: str = "/", kind: Literal["file", "directory", "symlink"] | None = None,
-                          name_contains: str | None = None, owner: str | None = None,
-                          extension_is: str | None = None, limit: Annotated[int, Field(ge=1, le=2000)] = 200) -> list:
-    """Every node below a path, ignoring permissions (metadata only, no content).
-
-    Args:
-        path_prefix: Absolute directory to enumerate below.
-        kind: Only nodes of this type.
-        name_contains: Case-insensitive substring of the name.
-        owner: Only nodes owned by this username.
-        extension_is: Only files with this extension (without the dot), e.g. 'csv'.
-        limit: Maximum number of nodes.
-    """
-    top = normalize_static(path_prefix, "path_prefix")
-    needle = (name_contains or "").lower()
-    rows = [describe(n) for n in subtree(s, top)
-            if (kind is None or n.kind == kind) and needle in base_name(n.path).lower()
-            and (owner is None or n.owner == owner)
-            and (extension_is is None or (n.kind == FILE and extension(n.path) == extension_is.lower()))]
-    return rows[:limit]
-
-
-@domain.discovery(consumes=("path",))
-def filesystem_get_node(s: FsState, path: str) -> dict:
-    """One node's full record, content included, ignoring permissions.
-
-    Args:
-        path: Absolute virtual path.
-    """
-    target = normalize_static(path, "path")
-    node = s.nodes.get(target)
-    if node is None:
-        raise ToolError(f"path: no node at '{target}'", field="path", code="not_found")
-    return node
-
-
-@domain.discovery
-def filesystem_get_unique_values(s: FsState, field: Literal["owner", "group", "type", "extension", "mode"]) -> list:
-    """Distinct values of a node attribute with their counts.
-
-    Args:
-        field: Which attribute to enumerate.
-    """
-    values = ({"owner": n.owner, "group": n.group, "type": n.kind, "mode": n.mode,
-               "extension": extension(n.path) if n.kind == FILE else None}[field] for n in s.nodes.values())
-    return value_counts(v or "(none)" for v in values if v is not None)
-

@@ -9,7 +9,6 @@ from typing import Annotated
 
 from pydantic import Field
 
-from servers.filesystem.registry import domain
 from servers.filesystem.state import DIRECTORY, FILE, SYMLINK, FsState, Node
 from servers.filesystem.vfs import (
     R,
@@ -43,7 +42,7 @@ from servers.filesystem.vfs import (
     walk,
     within,
 )
-from servers.kit import ToolError
+from servers.kit import ToolError, tool
 
 OctalMode = Annotated[str, Field(pattern=r"^[0-7]{3,4}$")]
 ModeSpec = Annotated[str, Field(pattern=r"^(?:[0-7]{3,4}|[ugoa]*[-+=][rwxXst]*(?:,[ugoa]*[-+=][rwxXst]*)*)$")]
@@ -134,7 +133,7 @@ def _move(s: FsState, src_path: str, src: Node, dest: str, dnode: Node | None, o
 
 
 # ---------------------------------------------------------------- create / remove
-@domain.tool(consumes=("directory_path",), produces=("directory_path",))
+@tool(consumes=("directory_path",), produces=("directory_path",))
 def make_directory(s: FsState, path: str, parents: bool = False, mode: OctalMode | None = None) -> dict:
     """Create a directory (like mkdir). Needs write permission on the parent directory.
 
@@ -162,7 +161,7 @@ def make_directory(s: FsState, path: str, parents: bool = False, mode: OctalMode
     return {"path": target, "created": created}
 
 
-@domain.tool(consumes=("directory_path",))
+@tool(consumes=("directory_path",))
 def remove_directory(s: FsState, path: str) -> dict:
     """Remove an empty directory (like rmdir). Needs write permission on its parent.
 
@@ -182,7 +181,7 @@ def remove_directory(s: FsState, path: str) -> dict:
     return {"removed": target}
 
 
-@domain.tool(consumes=("path",), produces=("file_path",))
+@tool(consumes=("path",), produces=("file_path",))
 def touch_file(s: FsState, path: str) -> dict:
     """Create an empty file, or set an existing file's modification time to now (like touch).
 
@@ -200,7 +199,7 @@ def touch_file(s: FsState, path: str) -> dict:
     return {"path": target, "created": False, "modified": now(s)}
 
 
-@domain.tool(consumes=("path",))
+@tool(consumes=("path",))
 def delete_path(s: FsState, path: str, recursive: bool = False) -> dict:
     """Delete a file or symbolic link, or a whole directory tree with recursive=true (like rm / rm -r).
     Needs write permission on the containing directory; nothing is deleted if any part is not allowed.
@@ -225,7 +224,7 @@ def delete_path(s: FsState, path: str, recursive: bool = False) -> dict:
     return {"removed": target, "entries_removed": count}
 
 
-@domain.tool(consumes=("path",), produces=("path",))
+@tool(consumes=("path",), produces=("path",))
 def create_symlink(s: FsState, target: str, link_path: str) -> dict:
     """Create a symbolic link pointing at a target path (like ln -s). The target need not exist.
 
@@ -241,7 +240,7 @@ def create_symlink(s: FsState, target: str, link_path: str) -> dict:
 
 
 # ---------------------------------------------------------------- copy / move
-@domain.tool(consumes=("path",), produces=("path",))
+@tool(consumes=("path",), produces=("path",))
 def copy_path(s: FsState, source: str, destination: str, recursive: bool = False, overwrite: bool = False) -> dict:
     """Copy a file, or a directory tree with recursive=true (like cp / cp -r). If the destination is an
     existing directory the copy goes inside it. Copies belong to the current user.
@@ -282,7 +281,7 @@ def copy_path(s: FsState, source: str, destination: str, recursive: bool = False
     return {"source": src_path, "destination": dest, "entries_copied": 1, "overwritten": True}
 
 
-@domain.tool(consumes=("path",), produces=("path",))
+@tool(consumes=("path",), produces=("path",))
 def move_path(s: FsState, source: str, destination: str, overwrite: bool = False) -> dict:
     """Move or rename a file or directory (like mv). If the destination is an existing directory the
     source goes inside it. Needs write permission on both containing directories; a directory cannot
@@ -299,7 +298,7 @@ def move_path(s: FsState, source: str, destination: str, overwrite: bool = False
     return {"source": src_path, "destination": dest}
 
 
-@domain.tool(consumes=("path",), produces=("path",))
+@tool(consumes=("path",), produces=("path",))
 def rename_path(s: FsState, path: str, new_name: str) -> dict:
     """Rename a file or directory in place, keeping it in the same directory.
 
@@ -316,7 +315,7 @@ def rename_path(s: FsState, path: str, new_name: str) -> dict:
     return {"old_path": src_path, "new_path": dest}
 
 
-@domain.tool(consumes=("directory_path",), produces=("path",))
+@tool(consumes=("directory_path",), produces=("path",))
 def move_files_by_pattern(s: FsState, source_directory: str, pattern: str, destination_directory: str,
                           overwrite: bool = False) -> dict:
     """Move every entry of a directory whose name matches a glob into another directory
@@ -347,7 +346,7 @@ def move_files_by_pattern(s: FsState, source_directory: str, pattern: str, desti
     return {"moved": moved, "count": len(moved)}
 
 
-@domain.tool(consumes=("directory_path",), produces=("directory_path",))
+@tool(consumes=("directory_path",), produces=("directory_path",))
 def copy_directory_structure(s: FsState, source: str, destination: str) -> dict:
     """Recreate a directory's folder hierarchy (directories only, no files) at a new path, e.g. to set up
     an empty project skeleton. Unreadable sub-directories are skipped and reported.
@@ -374,7 +373,7 @@ def copy_directory_structure(s: FsState, source: str, destination: str) -> dict:
 
 
 # ---------------------------------------------------------------- permissions and ownership
-@domain.tool(consumes=("path",))
+@tool(consumes=("path",))
 def change_file_permissions(s: FsState, path: str, mode: ModeSpec, recursive: bool = False) -> dict:
     """Change permission bits (like chmod). Only the owner may do this.
 
@@ -405,7 +404,7 @@ def change_file_permissions(s: FsState, path: str, mode: ModeSpec, recursive: bo
     return {"changed": changed[:50], "count": len(changed)}
 
 
-@domain.tool(consumes=("path", "username"))
+@tool(consumes=("path", "username"))
 def change_file_owner(s: FsState, path: str, owner: str | None = None, group: str | None = None,
                       recursive: bool = False) -> dict:
     """Change a file's owner and/or group (like chown / chgrp). Changing the owner requires membership

@@ -7,7 +7,6 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from servers.filesystem.registry import domain
 from servers.filesystem.state import DIRECTORY, FILE, SYMLINK, FsState, Node
 from servers.filesystem.vfs import (
     R,
@@ -26,7 +25,7 @@ from servers.filesystem.vfs import (
     usage,
     walk,
 )
-from servers.kit import Sensitive, ToolError
+from servers.kit import Sensitive, ToolError, tool
 
 Kind = Literal["file", "directory", "symlink"]
 _MIME = {"txt": "text/plain", "md": "text/markdown", "csv": "text/csv", "py": "text/x-python",
@@ -46,13 +45,13 @@ def _visible(node: Node, show_hidden: bool) -> bool:
 
 
 # ---------------------------------------------------------------- shell session
-@domain.tool(produces=("directory_path",), read_only=True)
+@tool(produces=("directory_path",), read_only=True)
 def print_working_directory(s: FsState) -> dict:
     """Show the current working directory of the shell (like pwd); relative paths start from here."""
     return {"cwd": s.shell.get().cwd}
 
 
-@domain.tool(consumes=("directory_path",), produces=("directory_path",))
+@tool(consumes=("directory_path",), produces=("directory_path",))
 def change_directory(s: FsState, path: str) -> dict:
     """Change the shell's current working directory (like cd). Needs search (x) permission on it.
 
@@ -66,7 +65,7 @@ def change_directory(s: FsState, path: str) -> dict:
     return {"cwd": target}
 
 
-@domain.tool(produces=("username",), read_only=True)
+@tool(produces=("username",), read_only=True)
 def get_current_shell_user(s: FsState) -> dict:
     """Show who is logged in to the shell (like whoami/id): username, groups, home and cwd."""
     user = me(s)
@@ -74,7 +73,7 @@ def get_current_shell_user(s: FsState) -> dict:
             "primary_group": user.groups[0], "home": user.home, "cwd": s.shell.get().cwd}
 
 
-@domain.tool(consumes=("username",), produces=("username",))
+@tool(consumes=("username",), produces=("username",))
 def switch_shell_user(s: FsState, username: str, password: Sensitive) -> dict:
     """Log the shell in as another user (like `su - user`); the working directory becomes their home.
     Direct root login is disabled on this machine.
@@ -99,7 +98,7 @@ def switch_shell_user(s: FsState, username: str, password: Sensitive) -> dict:
 
 
 # ---------------------------------------------------------------- listings
-@domain.tool(consumes=("directory_path",), produces=("path",), read_only=True)
+@tool(consumes=("directory_path",), produces=("path",), read_only=True)
 def list_directory(s: FsState, path: str = ".", show_hidden: bool = False, long_format: bool = False,
                    sort_by: Literal["name", "size", "modified", "type"] = "name", reverse: bool = False) -> dict:
     """List a directory's entries (like ls). Needs read permission on the directory; a file path lists
@@ -136,7 +135,7 @@ def list_directory(s: FsState, path: str = ".", show_hidden: bool = False, long_
     return {"path": target, "count": len(rows), "entries": rows}
 
 
-@domain.tool(consumes=("directory_path",), produces=("path",), read_only=True)
+@tool(consumes=("directory_path",), produces=("path",), read_only=True)
 def show_directory_tree(s: FsState, path: str = ".", max_depth: Annotated[int, Field(ge=1, le=10)] = 3,
                         show_hidden: bool = False, directories_only: bool = False) -> dict:
     """Draw the directory hierarchy below a directory (like tree). Unreadable directories are marked.
@@ -178,7 +177,7 @@ def show_directory_tree(s: FsState, path: str = ".", max_depth: Annotated[int, F
             "files": sum(n.kind != DIRECTORY for n, _ in shown), "truncated": len(lines) >= MAX_TREE_LINES}
 
 
-@domain.tool(consumes=("path",), read_only=True)
+@tool(consumes=("path",), read_only=True)
 def get_file_info(s: FsState, path: str, follow_symlinks: bool = False) -> dict:
     """Show a file's or directory's metadata (like stat): type, size, owner, group, mode, modification
     time, MIME type, and what the current user may do with it.
@@ -200,7 +199,7 @@ def get_file_info(s: FsState, path: str, follow_symlinks: bool = False) -> dict:
     return info
 
 
-@domain.tool(consumes=("path",), produces=("path",), read_only=True)
+@tool(consumes=("path",), produces=("path",), read_only=True)
 def resolve_real_path(s: FsState, path: str) -> dict:
     """Turn a path into its canonical absolute form with '.', '..', '~' and symbolic links resolved
     (like realpath). The last component may be missing.
@@ -214,10 +213,10 @@ def resolve_real_path(s: FsState, path: str) -> dict:
 
 
 # ---------------------------------------------------------------- searches and summaries
-@domain.tool(consumes=("directory_path",), produces=("path",), read_only=True)
+@tool(consumes=("directory_path",), produces=("path",), read_only=True)
 def find_files(s: FsState, path: str = ".", name_pattern: str | None = None, kind: Kind | None = None,
-               min_size: Annotated[int, Field(ge=0)] | None = None,
-               max_size: Annotated[int, Field(ge=0)] | None = None,
+               min_size: Annotated[int, Field(ge=0, le=10**12)] | None = None,
+               max_size: Annotated[int, Field(ge=0, le=10**12)] | None = None,
                max_depth: Annotated[int, Field(ge=1, le=20)] | None = None, owner: str | None = None,
                limit: Annotated[int, Field(ge=1, le=500)] = 100) -> dict:
     """Search a directory tree for entries matching all given criteria (like find). Directories the
@@ -246,7 +245,7 @@ def find_files(s: FsState, path: str = ".", name_pattern: str | None = None, kin
             "truncated": len(matches) > limit, "permission_denied": blocked}
 
 
-@domain.tool(consumes=("directory_path",), read_only=True)
+@tool(consumes=("directory_path",), read_only=True)
 def count_directory_entries(s: FsState, path: str = ".", recursive: bool = False,
                             include_hidden: bool = True) -> dict:
     """Count files, directories and symbolic links in a directory, with a per-extension breakdown.
@@ -271,7 +270,7 @@ def count_directory_entries(s: FsState, path: str = ".", recursive: bool = False
             "total": len(nodes), "by_extension": dict(sorted(by_ext.items())), "permission_denied": blocked}
 
 
-@domain.tool(consumes=("path",), read_only=True)
+@tool(consumes=("path",), read_only=True)
 def get_disk_usage(s: FsState, path: str = ".") -> dict:
     """Total size of a file or directory tree (like du), with the size of each direct entry, largest
     first. Parts the current user cannot read are listed in permission_denied and not counted.
@@ -300,7 +299,7 @@ def get_disk_usage(s: FsState, path: str = ".") -> dict:
             "permission_denied": blocked}
 
 
-@domain.tool(consumes=("username",), read_only=True)
+@tool(consumes=("username",), read_only=True)
 def get_disk_quota(s: FsState, username: str | None = None) -> dict:
     """Show a user's disk quota: bytes used by files they own anywhere, the limit and what is left.
 

@@ -9,7 +9,6 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from servers.filesystem.registry import domain
 from servers.filesystem.state import DIRECTORY, FILE, FsState
 from servers.filesystem.vfs import (
     R,
@@ -29,9 +28,13 @@ from servers.filesystem.vfs import (
     utf8_len,
     walk,
 )
-from servers.kit import ToolError
+from servers.kit import Text, ToolError, tool
 
-Content = Annotated[str, Field(max_length=200_000)]
+Content = Text
+"""File contents: multi-line text (the kit allows line breaks and tabs in Text, at most 10,000 characters
+per call; append to build larger files)."""
+Delimiter = Annotated[Text, Field(min_length=1, max_length=1)]
+"""One delimiter character; declared as Text so a tab (the default of cut) is accepted."""
 Lines = Annotated[int, Field(ge=1, le=1000)]
 MAX_RETURN_CHARS = 20_000
 MAX_RETURN_LINES = 1000
@@ -75,8 +78,8 @@ def _cap(lines: list[str]) -> tuple[list[str], bool]:
 
 
 # ---------------------------------------------------------------- reading
-@domain.tool(consumes=("file_path",), read_only=True)
-def read_file(s: FsState, path: str, start_line: Annotated[int, Field(ge=1)] = 1,
+@tool(consumes=("file_path",), read_only=True)
+def read_file(s: FsState, path: str, start_line: Annotated[int, Field(ge=1, le=10_000_000)] = 1,
               max_lines: Annotated[int, Field(ge=1, le=5000)] | None = None) -> dict:
     """Read a text file (like cat). Needs read permission; binary files (images, PDFs, archives) cannot be
     shown. Long output is cut at 20,000 characters (page with start_line/max_lines).
@@ -94,7 +97,7 @@ def read_file(s: FsState, path: str, start_line: Annotated[int, Field(ge=1)] = 1
             "start_line": start_line, "end_line": end, "truncated": len(text) > MAX_RETURN_CHARS}
 
 
-@domain.tool(consumes=("file_path",), read_only=True)
+@tool(consumes=("file_path",), read_only=True)
 def read_file_head(s: FsState, path: str, lines: Lines = 10) -> dict:
     """Show the first lines of a text file (like head -n).
 
@@ -107,7 +110,7 @@ def read_file_head(s: FsState, path: str, lines: Lines = 10) -> dict:
     return {"path": target, "lines": all_lines[:lines], "total_lines": len(all_lines)}
 
 
-@domain.tool(consumes=("file_path",), read_only=True)
+@tool(consumes=("file_path",), read_only=True)
 def read_file_tail(s: FsState, path: str, lines: Lines = 10) -> dict:
     """Show the last lines of a text file (like tail -n), e.g. the latest log entries.
 
@@ -120,7 +123,7 @@ def read_file_tail(s: FsState, path: str, lines: Lines = 10) -> dict:
     return {"path": target, "lines": all_lines[-lines:], "total_lines": len(all_lines)}
 
 
-@domain.tool(consumes=("file_path",), read_only=True)
+@tool(consumes=("file_path",), read_only=True)
 def get_file_word_count(s: FsState, path: str) -> dict:
     """Count lines, words, characters and bytes of a text file (like wc).
 
@@ -133,7 +136,7 @@ def get_file_word_count(s: FsState, path: str) -> dict:
             "bytes": node.size}
 
 
-@domain.tool(consumes=("file_path",), read_only=True)
+@tool(consumes=("file_path",), read_only=True)
 def compute_file_checksum(s: FsState, path: str, algorithm: Literal["md5", "sha1", "sha256"] = "sha256") -> dict:
     """Compute a checksum of a file's content (like sha256sum), e.g. to verify a copy is identical.
 
@@ -148,7 +151,7 @@ def compute_file_checksum(s: FsState, path: str, algorithm: Literal["md5", "sha1
 
 
 # ---------------------------------------------------------------- writing
-@domain.tool(consumes=("path",), produces=("file_path",))
+@tool(consumes=("path",), produces=("file_path",))
 def write_file(s: FsState, path: str, content: Content, overwrite: bool = True) -> dict:
     """Write text to a file, creating it or replacing its whole content. Creating needs write permission
     on the directory, replacing needs write permission on the file; the owner's quota applies.
@@ -165,7 +168,7 @@ def write_file(s: FsState, path: str, content: Content, overwrite: bool = True) 
     return {"path": target, "size": utf8_len(content, "content"), "created": node is None}
 
 
-@domain.tool(consumes=("path",), produces=("file_path",))
+@tool(consumes=("path",), produces=("file_path",))
 def append_to_file(s: FsState, path: str, content: Content, add_newline: bool = True) -> dict:
     """Append text to the end of a file (like `echo ... >> file`), creating the file if missing.
 
@@ -190,10 +193,10 @@ def append_to_file(s: FsState, path: str, content: Content, add_newline: bool = 
     return {"path": target, "size": rec.size, "created": False}
 
 
-@domain.tool(consumes=("file_path",))
-def replace_in_file(s: FsState, path: str, search: Annotated[str, Field(min_length=1, max_length=1000)],
-                    replacement: Annotated[str, Field(max_length=10_000)], regex: bool = False,
-                    ignore_case: bool = False, max_replacements: Annotated[int, Field(ge=0)] = 0) -> dict:
+@tool(consumes=("file_path",))
+def replace_in_file(s: FsState, path: str, search: Annotated[Text, Field(min_length=1, max_length=1000)],
+                    replacement: Text, regex: bool = False,
+                    ignore_case: bool = False, max_replacements: Annotated[int, Field(ge=0, le=100_000)] = 0) -> dict:
     """Find and replace text inside a file (like sed -i 's/old/new/g'). Needs read and write permission.
     The file is left untouched when nothing matches.
 
@@ -220,7 +223,7 @@ def replace_in_file(s: FsState, path: str, search: Annotated[str, Field(min_leng
 
 
 # ---------------------------------------------------------------- searching and text processing
-@domain.tool(consumes=("path",), produces=("file_path",), read_only=True)
+@tool(consumes=("path",), produces=("file_path",), read_only=True)
 def search_file_contents(s: FsState, pattern: Annotated[str, Field(min_length=1, max_length=1000)],
                          path: str = ".", recursive: bool = False, ignore_case: bool = False,
                          regex: bool = False, max_results: Annotated[int, Field(ge=1, le=500)] = 50) -> dict:
@@ -266,7 +269,7 @@ def search_file_contents(s: FsState, pattern: Annotated[str, Field(min_length=1,
             "truncated": total > len(matches), "permission_denied": denied}
 
 
-@domain.tool(consumes=("file_path",), read_only=True)
+@tool(consumes=("file_path",), read_only=True)
 def compare_files(s: FsState, path_a: str, path_b: str,
                   context_lines: Annotated[int, Field(ge=0, le=20)] = 3) -> dict:
     """Compare two text files line by line and show a unified diff (like diff -u).
@@ -290,11 +293,11 @@ def compare_files(s: FsState, path_a: str, path_b: str,
 _NUMBER = re.compile(r"^\s*([-+]?\d+(?:\.\d+)?)")
 
 
-@domain.tool(consumes=("file_path",), produces=("file_path",))
+@tool(consumes=("file_path",), produces=("file_path",))
 def sort_file_lines(s: FsState, path: str, reverse: bool = False, numeric: bool = False,
                     ignore_case: bool = False, unique: bool = False,
                     key_field: Annotated[int, Field(ge=1, le=100)] | None = None,
-                    delimiter: Annotated[str, Field(min_length=1, max_length=1)] | None = None,
+                    delimiter: Delimiter | None = None,
                     output_path: str | None = None) -> dict:
     """Sort the lines of a text file (like sort); returns the sorted lines, or writes them to
     output_path (which may be the input file itself, to sort in place).
@@ -332,7 +335,7 @@ def sort_file_lines(s: FsState, path: str, reverse: bool = False, numeric: bool 
     return {"lines": shown, "line_count": len(result), "truncated": cut}
 
 
-@domain.tool(consumes=("file_path",), read_only=True)
+@tool(consumes=("file_path",), read_only=True)
 def unique_file_lines(s: FsState, path: str, count: bool = False, only_duplicates: bool = False,
                       ignore_case: bool = False) -> dict:
     """Collapse runs of identical adjacent lines (like uniq); sort the file first to dedupe globally.
@@ -377,9 +380,9 @@ def parse_fields(spec: str) -> list[int]:
     return out
 
 
-@domain.tool(consumes=("file_path",), read_only=True)
+@tool(consumes=("file_path",), read_only=True)
 def cut_file_columns(s: FsState, path: str, fields: Annotated[str, Field(pattern=_FIELDS)],
-                     delimiter: Annotated[str, Field(min_length=1, max_length=1)] = "\t") -> dict:
+                     delimiter: Delimiter = "\t") -> dict:
     """Extract columns from each line of a delimited text file such as a CSV (like cut -d, -f).
     Lines without the delimiter are returned whole.
 

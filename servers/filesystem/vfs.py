@@ -13,7 +13,8 @@ import re
 from dataclasses import replace
 
 from servers.filesystem.state import DIRECTORY, FILE, SYMLINK, FsState, Node, User
-from servers.kit import ToolError
+from servers.kit import ToolError, iso
+from servers.kit import now as clock_now
 
 R, W, X = 4, 2, 1
 MAX_PATH_BYTES = 4096
@@ -26,7 +27,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 # ---------------------------------------------------------------- session basics
 def now(s: FsState) -> str:
-    return s.clock.get().now
+    """The session clock as modification-time text (the kit's clock moves one minute per call)."""
+    return iso(clock_now(s))
 
 
 def me(s: FsState) -> User:

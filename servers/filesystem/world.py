@@ -15,7 +15,6 @@ from servers.filesystem.state import (
     FILE,
     SYMLINK,
     ArchiveEntry,
-    Clock,
     FsState,
     Node,
     Shell,
@@ -351,7 +350,6 @@ def _system(b: _Builder, seeds: Seeds, users: list[User]) -> None:
 def generate(s: FsState, seeds: Seeds) -> None:
     """Users (the first is the session's login user and in 'wheel'), their homes and the system tree."""
     fake, rng = seeds.fake, seeds.rng
-    s.clock.set(Clock(iso(REFERENCE_DATE)))
     taken: set[str] = {"root", "daemon", "www-data", "shared"}
     b = _Builder(s, seeds)
     users = [User("root", 0, "root", ["root"], "/root", fake.password(length=14), 0)]

@@ -32,7 +32,7 @@ Name = Annotated[str, Field(min_length=1, max_length=120)]
 """A human-readable name or title (single line)."""
 
 EmailAddress = Annotated[str, Field(max_length=254, pattern=r"^[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}$")]
-Phone = Annotated[str, Field(min_length=7, max_length=20, pattern=r"^\+?[0-9][0-9 ().-]{5,18}[0-9]$")]
+Phone = Annotated[str, Field(min_length=7, max_length=20, pattern=r"^\+?\(?[0-9][0-9 ().-]{5,18}[0-9]$")]
 IsoDate = Annotated[str, Field(pattern=r"^\d{4}-\d{2}-\d{2}$")]
 IsoDateTime = Annotated[str, Field(max_length=32, pattern=r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?(Z|[+-]\d{2}:\d{2})?$")]
 Url = Annotated[str, Field(max_length=500, pattern=r"^https?://[^\s]+$")]

@@ -6,12 +6,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from servers.kit import value_counts
-from servers.shopping.rules import card_expired, domain, today
+from servers.kit import discovery, today, value_counts
+from servers.shopping.rules import card_expired
 from servers.shopping.state import ShoppingState, format_address
 
 
-@domain.discovery(produces=("customer_id", "address_id", "payment_method_id"))
+@discovery(produces=("customer_id", "address_id", "payment_method_id"))
 def shopping_search_customers(s: ShoppingState, name: str | None = None,
                               limit: Annotated[int, Field(ge=1, le=200)] = 50) -> list:
     """Customers (with saved addresses, cards, cart and wishlist contents) whose name contains ``name``.
@@ -44,7 +44,7 @@ def shopping_search_customers(s: ShoppingState, name: str | None = None,
     return out[:limit]
 
 
-@domain.discovery(produces=("coupon_code",))
+@discovery(produces=("coupon_code",))
 def shopping_list_coupons(s: ShoppingState, usable_only: bool = False) -> list:
     """Every coupon with its rules and whether it is currently usable (not expired, not exhausted).
 
@@ -62,7 +62,7 @@ def shopping_list_coupons(s: ShoppingState, usable_only: bool = False) -> list:
     return out
 
 
-@domain.discovery(produces=("order_id", "product_id"))
+@discovery(produces=("order_id", "product_id"))
 def shopping_list_all_orders(s: ShoppingState, status: Literal["placed", "shipped", "delivered", "cancelled"]
                              | None = None, customer_id: str | None = None) -> list:
     """Every order (optionally of one status or customer), with items and dates.
@@ -75,7 +75,7 @@ def shopping_list_all_orders(s: ShoppingState, status: Literal["placed", "shippe
             if (status is None or o.status == status) and (customer_id is None or o.customer_id == customer_id)]
 
 
-@domain.discovery
+@discovery
 def shopping_get_unique_values(s: ShoppingState, field: Literal["category", "brand", "order_status",
                                                                "coupon_code", "shipping_method", "card_brand",
                                                                "address_state"]) -> list:

@@ -1,4 +1,4 @@
-"""The store's business rules, shared by every tool module (and the ``domain`` registry itself).
+"""The store's business rules, shared by every tool module, and the passage of time (``progress_orders``).
 
 Keeping pricing, coupon eligibility and stock checks in one place means the cart view, the shipping
 estimate and checkout can never disagree about what an order costs or why it is refused.
@@ -6,34 +6,23 @@ estimate and checkout can never disagree about what an order costs or why it is 
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
-from servers.kit import Domain, ToolError, require
+from servers.kit import ToolError, require, today
 from servers.shopping.state import (
     TAX_RATE,
     Address,
     Cart,
     Coupon,
     Customer,
+    Order,
     PaymentMethod,
     Product,
     ShoppingState,
+    add_business_days,
     coupon_discount,
-    generate,
 )
-
-DESCRIPTION = """Online store: search the catalog, read reviews, manage a customer's cart, wishlist, saved
-addresses and cards, apply coupons, compare shipping options, check out, and track, cancel or
-return orders. Carts persist between calls. Coupons expire and can have minimums, category
-restrictions and usage limits; orders can only be cancelled before they ship and returned within
-30 days of delivery."""
-
-domain = Domain("shopping", ShoppingState, generate, description=DESCRIPTION)
-
-
-def today(s: ShoppingState) -> date:
-    return date.fromisoformat(s.clock.get().today)
 
 
 def get_customer(s: ShoppingState, customer_id: str) -> Customer:
@@ -178,3 +167,29 @@ def cart_summary(s: ShoppingState, customer_id: str) -> dict[str, Any]:
         "subtotal": subtotal, "coupon_code": cart.coupon_code, "discount": discount, "tax": tax,
         "total_before_shipping": round(taxable + tax, 2), "warnings": warnings,
     }
+
+
+# ---------------------------------------------------------------- time: the on_time hook
+def ship_date(order: Order) -> date:
+    """Orders leave the warehouse on the business day after they were placed."""
+    return add_business_days(date.fromisoformat(order.placed_on), 1)
+
+
+def progress_orders(s: ShoppingState, before: datetime, after: datetime) -> None:
+    """Deliveries follow the session clock. At each new day (the carriers' nightly scan) every placed
+    order whose ship date has come ships (``shipped_on`` = its ship date, with a tracking number) and
+    every shipped order whose estimated delivery date has come is delivered on that date; a long jump
+    of the clock can do both to one order. Within a day nothing changes. Coupons and cards need no
+    step here: their expiry is always judged against ``today(s)``."""
+    if after.date() <= before.date():
+        return
+    day = after.date()
+    for oid, order in list(s.orders.items()):
+        if order.status == "placed" and ship_date(order) <= day:
+            rec = s.orders.edit(oid)
+            rec.status, rec.shipped_on = "shipped", ship_date(order).isoformat()
+            rec.tracking_number = rec.tracking_number or f"1Z{int(oid.rsplit('-', 1)[-1]):012d}"
+            order = rec
+        if order.status == "shipped" and date.fromisoformat(order.estimated_delivery) <= day:
+            rec = s.orders.edit(oid)
+            rec.status, rec.delivered_on = "delivered", order.estimated_delivery

@@ -9,18 +9,17 @@ from __future__ import annotations
 
 from typing import Literal
 
-from servers.kit import value_counts
+from servers.kit import discovery, value_counts
 from servers.vehicle.state import (
     PlaceCategory,
     Powertrain,
     VehicleState,
     alerts,
-    domain,
     range_km,
 )
 
 
-@domain.discovery(produces=("vehicle_id",))
+@discovery(produces=("vehicle_id",))
 def vehicle_list_fleet(s: VehicleState, powertrain: Powertrain | None = None, owner_id: str | None = None) -> list:
     """Every vehicle with its owner (name and remote PIN), VIN, location and mode-relevant state.
 
@@ -50,7 +49,7 @@ def vehicle_list_fleet(s: VehicleState, powertrain: Powertrain | None = None, ow
     return rows
 
 
-@domain.discovery(produces=("place_id",))
+@discovery(produces=("place_id",))
 def vehicle_list_places(s: VehicleState, category: PlaceCategory | None = None) -> list:
     """Every known navigation place with its id, category, address and map coordinates (km).
 
@@ -60,7 +59,7 @@ def vehicle_list_places(s: VehicleState, category: PlaceCategory | None = None) 
     return [p for p in s.places.values() if category is None or p.category == category]
 
 
-@domain.discovery(produces=("owner_id",))
+@discovery(produces=("owner_id",))
 def vehicle_search_owners(s: VehicleState, name: str | None = None) -> list:
     """Vehicle owners (contact details, remote-access PIN, home place) with the ids of their vehicles.
 
@@ -73,7 +72,7 @@ def vehicle_search_owners(s: VehicleState, name: str | None = None) -> list:
             for o in s.owners.values() if needle in o.name.lower()]
 
 
-@domain.discovery
+@discovery
 def vehicle_get_unique_values(s: VehicleState, field: Literal["make", "model", "powertrain", "color",
                                                                "place_category", "ignition", "gear",
                                                                "headlights", "climate_unit"]) -> list:

@@ -1,8 +1,6 @@
-"""Vehicle state: a small connected-car fleet, the places it can navigate to, and the shared rules.
+"""Vehicle records, the session state and the shared rules: mode gates and how charging follows time.
 
-The world is a fictional metro area: owners with homes, a handful of vehicles (gasoline, hybrid and
-electric) parked around town, and known places (chargers, fuel stations, offices, an airport, a far
-state park) laid out on a km grid so routes have real distances, ETAs and energy costs.
+Places lie on a km grid so routes have real distances, ETAs and energy costs.
 
 The mode gates live here (``need_*`` helpers) so every tool enforces them the same way and the
 error messages always name the rule that blocked the action and the tool that would satisfy it.
@@ -12,11 +10,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal
 
-from servers.kit import Cell, Counters, Domain, Seeds, State, Table, ToolError, iso, require
-from servers.kit.fake import REFERENCE_DATE
+from servers.kit import Cell, Counters, State, Table, ToolError, iso, now, require
 
 Door = Literal["driver", "front_passenger", "rear_left", "rear_right"]
 Gear = Literal["park", "reverse", "neutral", "drive"]
@@ -37,6 +34,7 @@ MAX_REVERSE_KMH = 15
 MIN_CRUISE_KMH = 40
 MAX_CRUISE_KMH = 160
 ROAD_FACTOR = 1.3  # road distance / straight-line distance
+KWH_PER_KM = 0.16  # battery size ≈ full range x average consumption
 LOW_TIRE_MARGIN_KPA = 25
 
 
@@ -91,6 +89,8 @@ class Charging:
     charging: bool = False
     charge_limit_percent: int = 80
     charger_kw: float = 11.0
+    session_started_at: str | None = None  # while charging: when this charging session began
+    session_start_percent: float | None = None  # ... and the battery level then
 
 
 @dataclass
@@ -147,179 +147,17 @@ class Trip:
     arrived_at: str
 
 
-@dataclass
-class Clock:
-    now: str = field(default_factory=lambda: iso(REFERENCE_DATE))
-
-
 class VehicleState(State):
     owners: Table[Owner]
     places: Table[Place]
     vehicles: Table[Vehicle]
     trips: Table[Trip]
-    clock: Cell[Clock]
     counters: Cell[Counters]
-
-
-# ---------------------------------------------------------------- world generation
-_MODELS: dict[str, tuple[tuple[str, str, int], ...]] = {  # (make, model, full range km)
-    "electric": (
-        ("Tesla", "Model 3", 500), ("Tesla", "Model Y", 480), ("Hyundai", "Ioniq 5", 410),
-        ("Ford", "Mustang Mach-E", 420), ("Chevrolet", "Bolt EUV", 400), ("Kia", "EV6", 440),
-        ("Volkswagen", "ID.4", 400), ("Polestar", "2", 430), ("Nissan", "Leaf", 340),
-    ),
-    "gasoline": (
-        ("Toyota", "Camry", 720), ("Honda", "Civic", 650), ("Ford", "F-150", 760), ("Subaru", "Outback", 690),
-        ("BMW", "330i", 620), ("Mazda", "CX-5", 640), ("Jeep", "Wrangler", 560), ("Chevrolet", "Tahoe", 720),
-    ),
-    "hybrid": (
-        ("Toyota", "Prius", 1000), ("Toyota", "RAV4 Hybrid", 930), ("Honda", "Accord Hybrid", 1020),
-        ("Ford", "Escape Hybrid", 880), ("Lexus", "ES 300h", 980),
-    ),
-}
-_COLORS = ("Pearl White", "Midnight Black", "Silver Metallic", "Deep Blue", "Ruby Red", "Graphite Gray",
-           "Forest Green")
-_VIN_CHARS = "ABCDEFGHJKLMNPRSTUVWXYZ0123456789"
-_PLACE_PLAN: tuple[tuple[str, int], ...] = (
-    ("charging_station", 3), ("fuel_station", 3), ("restaurant", 3), ("shopping", 2), ("office", 3),
-    ("airport", 1), ("hospital", 1), ("park", 2), ("service_center", 2),
-)
-
-
-def _place_name(category: str, seeds: Seeds) -> str:
-    fake = seeds.fake
-    street = fake.street_name()
-    return {
-        "charging_station": lambda: f"{seeds.choice(['Electrify America', 'EVgo', 'ChargePoint'])} {street}",
-        "fuel_station": lambda: f"{seeds.choice(['Shell', 'Chevron', 'Exxon', 'BP', 'Arco'])} {street}",
-        "restaurant": lambda: f"{fake.last_name()} {seeds.choice(['Bistro', 'Grill', 'Diner', 'Kitchen'])}",
-        "shopping": lambda: f"{fake.last_name()} Plaza",
-        "office": lambda: f"{fake.company()} Offices",
-        "airport": lambda: f"{fake.city()} International Airport",
-        "hospital": lambda: f"{fake.last_name()} Memorial Hospital",
-        "park": lambda: f"{fake.last_name()} State Park",
-        "service_center": lambda: f"{fake.last_name()} Auto Service Center",
-    }[category]()
-
-
-def _add_place(s: VehicleState, seeds: Seeds, n: int, name: str, category: str, metro: str, dist: tuple[float, float],
-               taken: set[str]) -> str:
-    rng = seeds.rng
-    while name.lower() in taken:
-        name = f"{name} {rng.randint(2, 9)}"
-    taken.add(name.lower())
-    radius, angle = rng.uniform(*dist), rng.uniform(0, 2 * math.pi)
-    pid = seeds.ident("PLC", n)
-    s.places.put(pid, Place(pid, name, category, f"{seeds.fake.street_address()}, {metro}",
-                            round(radius * math.cos(angle), 1), round(radius * math.sin(angle), 1)))
-    return pid
-
-
-def generate(s: VehicleState, seeds: Seeds) -> None:
-    """4–6 owners with homes, ~20 known places, and 7–10 vehicles with varied, realistic states.
-
-    Four vehicle archetypes always exist (ids shuffled) so every scenario has something to act on: an
-    EV plugged in at home, a fueled car ready to go, a car with an empty tank and an EV with a nearly
-    empty battery; the rest are random.
-    """
-    rng, fake = seeds.rng, seeds.fake
-    s.clock.set(Clock())
-    s.counters.set(Counters())
-    metro = f"{fake.city()}, {fake.state_abbr()}"
-    taken: set[str] = set()
-    n_place = 0
-    for category, count in _PLACE_PLAN:
-        for i in range(count):
-            n_place += 1
-            far = category == "park" and i == 0  # one regional destination beyond most ranges
-            dist = (250.0, 330.0) if far else (28.0, 40.0) if category == "airport" else (1.0, 25.0)
-            _add_place(s, seeds, n_place, _place_name(category, seeds), category,
-                       f"{fake.city()}, {fake.state_abbr()}" if far else metro, dist, taken)
-    owners: list[Owner] = []
-    for o in range(1, rng.randint(4, 6) + 1):
-        name = fake.name()
-        n_place += 1
-        home = _add_place(s, seeds, n_place, f"Home ({name})", "home", metro, (2.0, 18.0), taken)
-        oid = seeds.ident("OWN", o)
-        owners.append(s.owners.put(oid, Owner(oid, name, fake.email(), fake.numerify("(###) ###-####"), home,
-                                              f"{rng.randint(0, 9999):04d}")))
-    town = [p.place_id for p in s.places.values() if p.category not in ("home", "airport")
-            and math.hypot(p.x_km, p.y_km) < 100]
-    kinds = ["ev_plugged", "ready", "empty_tank", "ev_low", *(["random"] * rng.randint(3, 6))]
-    rng.shuffle(kinds)
-    for n, kind in enumerate(kinds, start=1):
-        owner = owners[(n - 1) % len(owners)] if n <= len(owners) else seeds.choice(owners)
-        s.vehicles.put(seeds.ident("VEH", n), _make_vehicle(seeds, seeds.ident("VEH", n), kind, owner, town))
-
-
-def _make_vehicle(seeds: Seeds, vid: str, kind: str, owner: Owner, town: list[str]) -> Vehicle:
-    rng, fake = seeds.rng, seeds.fake
-    powertrain = {"ev_plugged": "electric", "ev_low": "electric", "empty_tank": "gasoline",
-                  "ready": seeds.choice(["gasoline", "hybrid"])}.get(kind) or seeds.choice(
-        ["gasoline", "gasoline", "hybrid", "electric"])
-    make, model, full_range = seeds.choice(_MODELS[powertrain])
-    year = rng.randint(2020 if powertrain == "electric" else 2015, 2026)
-    odometer = round(rng.uniform(800, 14_000) * (2027 - year), 1)
-    energy = {"ev_plugged": rng.uniform(30, 65), "ready": rng.uniform(55, 95), "empty_tank": 0.0,
-              "ev_low": rng.uniform(6, 12)}.get(kind, rng.uniform(20, 95))
-    at_home = kind in ("ev_plugged", "ready") or rng.random() < 0.5
-    recommended = seeds.choice([230, 240, 250])
-    tires = {t: recommended + rng.randint(-6, 6) for t in TIRES}
-    if kind == "random" and rng.random() < 0.3:
-        tires[seeds.choice(TIRES)] = recommended - rng.randint(35, 60)
-    unit = "F" if rng.random() < 0.6 else "C"
-    idle = kind == "random" and rng.random() < 0.2  # remote-started, idling in park
-    ignition = "on" if idle else ("accessory" if kind == "random" and rng.random() < 0.2 else "off")
-    locked = not (kind == "random" and rng.random() < 0.3)
-    interval = 16_000 if powertrain != "electric" else 24_000
-    charging = None
-    if powertrain == "electric":
-        charging = Charging(plugged_in=kind == "ev_plugged" or (kind == "random" and at_home and rng.random() < 0.5),
-                            charging=False, charge_limit_percent=seeds.choice([80, 90]),
-                            charger_kw=seeds.choice([7.2, 9.6, 11.0]))
-    return Vehicle(
-        vehicle_id=vid,
-        vin="".join(seeds.choice(_VIN_CHARS) for _ in range(17)),
-        owner_id=owner.owner_id, make=make, model=model, year=year, color=seeds.choice(_COLORS),
-        license_plate=fake.license_plate(),
-        nickname=f"{next(w for w in owner.name.split() if not w.endswith('.'))}'s {model}",
-        powertrain=powertrain, full_range_km=full_range,
-        location_place_id=owner.home_place_id if at_home else seeds.choice(town),
-        doors_locked=dict.fromkeys(DOORS, locked),
-        windows_open_percent={w: (rng.choice([0, 10, 25]) if kind == "random" and rng.random() < 0.15 else 0)
-                              for w in DOORS},
-        trunk_open=False, ignition=ignition, gear="park", speed_kmh=0, parking_brake_engaged=True,
-        energy_percent=round(energy, 1), odometer_km=odometer, tire_pressure_kpa=tires,
-        recommended_tire_kpa=recommended,
-        headlights=seeds.choice(["auto", "auto", "off"]), hazards_on=False,
-        climate=Climate(temperature_c=seeds.choice([19.0, 20.0, 21.0, 21.5, 22.0, 23.0]), unit=unit,
-                        fan_speed=2 if idle else 0, ac_on=idle),
-        cruise=Cruise(), navigation=Navigation(),
-        maintenance=Maintenance(
-            next_service_at_km=int(math.ceil(odometer / interval) * interval) + rng.choice([-800, 0, 2000]),
-            oil_life_percent=rng.randint(5, 95) if powertrain != "electric" else None,
-            last_service_date=iso(seeds.date_between(-330, -20)),
-        ),
-        charging=charging,
-    )
-
-
-domain = Domain("vehicle", VehicleState, generate, description=(__doc__ or "").split("\n\n")[0])
 
 
 # ---------------------------------------------------------------- shared helpers and mode gates
 def get_vehicle(s: VehicleState, vehicle_id: str) -> Vehicle:
     return require(s.vehicles, vehicle_id, "vehicle_id")
-
-
-def now(s: VehicleState) -> datetime:
-    return datetime.fromisoformat(s.clock.get().now)
-
-
-def advance_clock(s: VehicleState, minutes: int) -> str:
-    clock = s.clock.edit()
-    clock.now = iso(now(s) + timedelta(minutes=minutes))
-    return clock.now
 
 
 def range_km(v: Vehicle) -> int:
@@ -429,5 +267,46 @@ def status_view(s: VehicleState, v: Vehicle) -> dict[str, Any]:
                         "oil_life_percent": v.maintenance.oil_life_percent,
                         "last_service_date": v.maintenance.last_service_date},
         "alerts": alerts(v),
-        "as_of": s.clock.get().now,
+        "as_of": iso(now(s)),
     }
+
+
+# ---------------------------------------------------------------- time: charging follows the clock
+def charge_rate_percent_per_minute(v: Vehicle) -> float:
+    assert v.charging is not None
+    return v.charging.charger_kw / 60 / (v.full_range_km * KWH_PER_KM) * 100
+
+
+def progress_charging(s: VehicleState, before: datetime, after: datetime) -> None:
+    """The domain's ``on_time`` hook: every charging EV gains energy at its charger's fixed kW rate.
+
+    The level is computed from the session's start (``session_started_at`` / ``session_start_percent``)
+    so it does not depend on how the time was split into calls; charging stops by itself at the
+    charge limit.
+    """
+    for vid, v in list(s.vehicles.items()):
+        ch = v.charging
+        if ch is None or not ch.charging or ch.session_started_at is None or ch.session_start_percent is None:
+            continue
+        minutes = (after - datetime.fromisoformat(ch.session_started_at)).total_seconds() / 60
+        level = round(min(float(ch.charge_limit_percent),
+                          ch.session_start_percent + charge_rate_percent_per_minute(v) * minutes), 1)
+        if level == v.energy_percent and level < ch.charge_limit_percent:
+            continue
+        rec = s.vehicles.edit(vid)
+        assert rec.charging is not None
+        rec.energy_percent = level
+        if level >= rec.charging.charge_limit_percent:
+            end_session(rec)
+
+
+def start_session(v: Vehicle, at: datetime) -> None:
+    assert v.charging is not None
+    v.charging.charging = True
+    v.charging.session_started_at, v.charging.session_start_percent = iso(at), v.energy_percent
+
+
+def end_session(v: Vehicle) -> None:
+    assert v.charging is not None
+    v.charging.charging = False
+    v.charging.session_started_at = v.charging.session_start_percent = None

@@ -185,6 +185,8 @@ def test_organizer_and_past_rules(rt: DomainRuntime) -> None:
                                                    "emails": [w.a["email"]]}, "already invited")
     fails(rt, sid, "add_calendar_event_invitees", {"event_id": ev["event_id"], "user_id": w.org["user_id"],
                                                    "emails": ["ghost@example.org"]}, "emails", "directory")
+    fails(rt, sid, "add_calendar_event_invitees", {"event_id": ev["event_id"], "user_id": w.org["user_id"],
+                                                   "emails": [w.org["email"]]}, "emails", "is the organizer")
     fails(rt, sid, "remove_calendar_event_invitee", {"event_id": ev["event_id"], "user_id": w.org["user_id"],
                                                      "email": w.c["email"]}, "email", "not invited")
     fails(rt, sid, "remove_calendar_event_invitee", {"event_id": ev["event_id"], "user_id": w.org["user_id"],
@@ -253,8 +255,15 @@ def test_query_failures(rt: DomainRuntime) -> None:
           "date_to", "at most 14 days")
     fails(rt, sid, "find_calendar_free_slots", {**slots, "date_from": "2026-06-02", "date_to": "2026-06-03",
                                                 "day_start_hour": 9, "day_end_hour": 9}, "day_end_hour")
-    fails(rt, sid, "get_calendar_free_busy", {"emails": ["x@y.z"], "time_min": "2026-06-01",
+    fails(rt, sid, "find_calendar_free_slots", {**slots, "date_from": "2026-06-02", "date_to": "2026-06-03",
+                                                "duration_minutes": 240, "day_start_hour": 9, "day_end_hour": 12},
+          "duration_minutes", "does not fit")
+    fails(rt, sid, "get_calendar_free_busy", {"emails": [w.org["email"]], "time_min": "2026-06-01",
+                                              "time_max": "2026-07-15"}, "time_max", "at most 31 days")
+    fails(rt, sid, "get_calendar_free_busy", {"emails": ["x@nowhere.example"], "time_min": "2026-06-01",
                                               "time_max": "2026-06-02"}, "emails", "directory")
+    fails(rt, sid, "get_calendar_free_busy", {"emails": ["x@y"], "time_min": "2026-06-01",
+                                              "time_max": "2026-06-02"}, "emails.0", "expected format")
     fails(rt, sid, "list_bookable_rooms", {"building": "Moonbase"}, "building", "known:")
     fails(rt, sid, "list_bookable_rooms", {"available_from": "2026-06-02T10:00Z"}, "available_to")
     fails(rt, sid, "get_calendar_current_time", {"timezone": "Nowhere/City"}, "unknown timezone")
@@ -382,3 +391,99 @@ def test_rules_dst_month_ends_and_sessions(rt: DomainRuntime) -> None:
     assert snapshot(rt, one, 0) != snapshot(rt, two, 0)
     assert rt.call("calendar_session_diff", {}, two, 0).json() == {}
     assert list(rt.call("calendar_session_diff", {}, one, 0).json()["events"]["added"]) == ["EVT-N-0001"]
+
+
+# ---------------------------------------------------------------- the session clock
+def test_events_pass_into_the_past_as_the_clock_moves(rt: DomainRuntime) -> None:
+    sid = _sid()
+    w = World(rt, sid)
+    ev = new_event(rt, sid, w, "2026-06-01T10:00", "2026-06-01T10:30")
+    eid, org = ev["event_id"], w.org["user_id"]
+    ok(rt, sid, "update_calendar_event", {"event_id": eid, "user_id": org, "location": "Room 1"})
+    assert ok(rt, sid, "get_calendar_current_time", {})["now_utc"].startswith("2026-06-01T09:0")
+    ok(rt, sid, "calendar_session_advance_clock", {"minutes": 70})  # 10:1x: the meeting is under way
+    fails(rt, sid, "update_calendar_event", {"event_id": eid, "user_id": org, "location": "Room 2"},
+          "already started", "past events cannot be changed")
+    ok(rt, sid, "calendar_session_advance_clock", {"minutes": 30})  # 10:4x: it is over
+    fails(rt, sid, "cancel_calendar_event", {"event_id": eid, "user_id": org}, "ended", "past events")
+    fails(rt, sid, "respond_to_calendar_invitation", {"event_id": eid, "user_id": w.a["user_id"],
+                                                      "response": "accepted"}, "past events")
+    listed = {e["event_id"]: e for e in ok(rt, sid, "calendar_list_all_events", {"organizer_id": org})}
+    assert listed[eid]["next_occurrence"] is None and listed[eid]["last_occurrence"] is not None
+    assert ok(rt, sid, "get_calendar_current_time", {})["now_utc"].startswith("2026-06-01T10:4")
+    # a series keeps its future: its started occurrences are history, the next one is still editable
+    series = new_event(rt, sid, w, "2026-06-01T11:00", "2026-06-01T11:30", recurrence_rule="FREQ=DAILY;COUNT=3")
+    ok(rt, sid, "calendar_session_advance_clock", {"minutes": 24 * 60})
+    fails(rt, sid, "update_calendar_event", {"event_id": series["event_id"], "user_id": org,
+                                             "occurrence_start": "2026-06-01T11:00Z", "location": "x"},
+          "occurrence_start", "already started")
+    moved = ok(rt, sid, "update_calendar_event", {"event_id": series["event_id"], "user_id": org,
+                                                  "occurrence_start": "2026-06-03T11:00Z", "location": "Lab"})
+    assert moved["updated"] == "occurrence"
+
+
+def test_replaying_the_same_calls_gives_the_same_state(rt: DomainRuntime) -> None:
+    snaps = []
+    for _ in range(2):
+        sid = _sid()
+        w = World(rt, sid)
+        ev = new_event(rt, sid, w, "2026-06-02T15:00", "2026-06-02T16:00")
+        ok(rt, sid, "calendar_session_advance_clock", {"minutes": 95})
+        ok(rt, sid, "respond_to_calendar_invitation", {"event_id": ev["event_id"], "user_id": w.a["user_id"],
+                                                       "response": "tentative"})
+        snaps.append(snapshot(rt, sid, 0))
+    assert snaps[0] == snaps[1]
+
+
+# ---------------------------------------------------------------- video-meeting links
+def test_conference_url_is_stored_returned_and_validated(rt: DomainRuntime) -> None:
+    sid = _sid()
+    w = World(rt, sid)
+    url = "https://meet.prove.example/j/MTG-0001"
+    ev = new_event(rt, sid, w, "2026-06-05T15:00", "2026-06-05T16:00", conference_url=url)
+    assert ev["conference_url"] == url
+    assert ok(rt, sid, "get_calendar_event", {"event_id": ev["event_id"]})["conference_url"] == url
+    agenda = ok(rt, sid, "list_calendar_events", {"user_id": w.a["user_id"], "time_min": "2026-06-05",
+                                                  "time_max": "2026-06-05", "timezone": "UTC"})
+    assert {e["event_id"]: e["conference_url"] for e in agenda["events"]}[ev["event_id"]] == url
+    other = "https://meet.prove.example/j/MTG-0042"
+    out = ok(rt, sid, "update_calendar_event", {"event_id": ev["event_id"], "user_id": w.org["user_id"],
+                                                "conference_url": other})
+    assert out["event"]["conference_url"] == other
+    plain = new_event(rt, sid, w, "2026-06-06T15:00", "2026-06-06T16:00")
+    assert plain["conference_url"] is None
+    for bad in ("https://zoom.us/j/123456", "http://meet.prove.example/j/MTG-0001",
+                "https://meet.prove.example/j/ABC-0001", "https://meet.prove.example/j/MTG-0001?pwd=x",
+                "meet.prove.example/j/MTG-0001", "https://meet.prove.example/j/MTG-N-0001",
+                "https://meet.prove.example/j/mtg-0001"):
+        fails(rt, sid, "create_calendar_event", {"calendar_id": w.cal, "event_title": "Sync", "timezone": "UTC",
+                                                 "start": "2026-06-07T15:00", "end": "2026-06-07T16:00",
+                                                 "conference_url": bad}, "conference_url")
+        fails(rt, sid, "update_calendar_event", {"event_id": ev["event_id"], "user_id": w.org["user_id"],
+                                                 "conference_url": bad}, "conference_url")
+    # a detached occurrence keeps the series' link
+    series = new_event(rt, sid, w, "2026-06-08T15:00", "2026-06-08T15:30", recurrence_rule="FREQ=WEEKLY;COUNT=3",
+                       conference_url=url)
+    one = ok(rt, sid, "update_calendar_event", {"event_id": series["event_id"], "user_id": w.org["user_id"],
+                                                "occurrence_start": "2026-06-15", "location": "HQ"})
+    assert one["event"]["conference_url"] == url
+
+
+# ---------------------------------------------------------------- layout: listing order and tool modules
+USER_TOOL_ORDER = [
+    "get_calendar_current_time", "search_calendar_users", "list_calendars", "list_calendar_events",
+    "search_calendar_events", "get_calendar_event", "get_calendar_free_busy", "find_calendar_free_slots",
+    "check_calendar_conflicts", "list_bookable_rooms", "create_calendar_event", "update_calendar_event",
+    "cancel_calendar_event", "add_calendar_event_invitees", "remove_calendar_event_invitee",
+    "respond_to_calendar_invitation", "set_calendar_event_reminders",
+]
+
+
+def test_user_tool_order_and_module_layout() -> None:
+    """The listing order the model sees is pinned, and every tool lives in a tools_*.py or discovery.py
+    module of the package (the kit's one layout)."""
+    assert [t.name for t in domain.user_tools] == USER_TOOL_ORDER
+    for spec in domain.tools.values():
+        module = spec.fn.__module__.rsplit(".", 1)
+        assert module[0] == "servers.calendar", spec.name
+        assert module[1].startswith("tools_") if spec.kind == "user" else module[1] == "discovery", spec.name

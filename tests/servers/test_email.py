@@ -108,7 +108,8 @@ def test_unknown_mailbox_and_foreign_ids(rt: DomainRuntime, world: dict[str, Any
     fails(rt, sid, "get_email_thread", {"mailbox": a, "thread_id": "THR-9999"}, "unknown thread_id")
     fails(rt, sid, "search_emails", {"mailbox": a, "since": "2026-05-10", "until": "2026-05-01"}, "since", "until")
     fails(rt, sid, "search_emails", {"mailbox": a, "label": "No Such Label"}, "label", "does not exist")
-    fails(rt, sid, "search_emails", {"mailbox": a, "since": "last week"}, "since", "YYYY-MM-DD")
+    fails(rt, sid, "search_emails", {"mailbox": a, "since": "last week"}, "since", "expected format")
+    fails(rt, sid, "search_emails", {"mailbox": a, "since": "2026-02-30"}, "since", "YYYY-MM-DD")
 
 
 def test_send_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
@@ -116,12 +117,16 @@ def test_send_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
     me = world["boxes"][0]
     host = me.split("@")[1]
     base = {"mailbox": me, "subject": "Hello", "body": "Hi there"}
-    fails(rt, sid, "send_email", {**base, "to": ["bob@"]}, "invalid email address", "to")
+    fails(rt, sid, "send_email", {**base, "to": ["bob@"]}, "to.0", "expected format")
     fails(rt, sid, "send_email", {**base, "to": ["ok@example.com"], "cc": ["Bob Smith <bob@x.com>"]}, "cc")
     fails(rt, sid, "send_email", {**base, "to": [f"nobody.here@{host}"]}, "no mailbox", "bounce")
     fails(rt, sid, "send_email", {**base, "to": []}, "to is empty")
     fails(rt, sid, "send_email", {"mailbox": me, "to": ["ok@example.com"], "subject": " ", "body": ""}, "empty")
     fails(rt, sid, "send_email", {**base, "to": ["ok@example.com"], "priority": "high"}, "unexpected", "priority")
+    fails(rt, sid, "send_email", {**base, "to": ["bob@example..com"]}, "invalid email address", "to")
+    crowd = [f"guest{i}@example.com" for i in range(30)]
+    fails(rt, sid, "send_email", {**base, "to": crowd[:26], "cc": crowd[4:], "bcc": ["x@example.org"]},
+          "too many recipients")
 
 
 def test_reply_and_forward_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
@@ -158,6 +163,8 @@ def test_draft_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
     fails(rt, sid, "send_email_draft", {"mailbox": me, "draft_id": bare["draft_id"]}, "already sent")
     fails(rt, sid, "delete_email_draft", {"mailbox": me, "draft_id": bare["draft_id"]}, "already sent")
     fails(rt, sid, "delete_email_draft", {"mailbox": me, "draft_id": "DRF-9999"}, "unknown draft_id")
+    to_only = ok(rt, sid, "create_email_draft", {"mailbox": me, "to": [peer]})
+    fails(rt, sid, "send_email_draft", {"mailbox": me, "draft_id": to_only["draft_id"]}, "neither subject nor body")
 
 
 def test_label_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
@@ -268,3 +275,43 @@ def test_world_is_deterministic_and_fast() -> None:
     assert first == snapshot_json(domain.new_world(0).snapshot())
     assert first != snapshot_json(domain.new_world(1).snapshot())
     assert elapsed < 1.0, f"world generation took {elapsed:.2f}s"
+
+
+# ------------------------------------------------------------------ the session clock
+def test_timestamps_follow_the_session_clock(rt: DomainRuntime, world: dict[str, Any]) -> None:
+    snaps = []
+    for _ in range(2):  # the same calls replayed on a fresh session give the same state
+        sid = session()
+        a, b = world["boxes"][:2]
+        first = ok(rt, sid, "send_email", {"mailbox": a, "to": [b], "subject": "Ping", "body": "one"})
+        assert first["timestamp"] == "2026-06-01T09:01:00+00:00"  # one minute per call from 09:00
+        ok(rt, sid, "email_session_advance_clock", {"minutes": 24 * 60})
+        draft = ok(rt, sid, "create_email_draft", {"mailbox": a, "to": [b], "subject": "Later", "body": "two"})
+        assert draft["updated_at"] == "2026-06-02T09:02:00+00:00"
+        label = ok(rt, sid, "create_email_label", {"mailbox": a, "name": "Follow-up"})
+        assert label["created_on"] == "2026-06-02"
+        sent = ok(rt, sid, "send_email_draft", {"mailbox": a, "draft_id": draft["draft_id"]})
+        assert sent["timestamp"] == "2026-06-02T09:04:00+00:00" > first["timestamp"]
+        inbox = ok(rt, sid, "search_emails", {"mailbox": b, "since": "2026-06-02"})["emails"]
+        assert [e["subject"] for e in inbox] == ["Later"]
+        snaps.append(snap(rt, sid))
+    assert snaps[0] == snaps[1]
+
+
+# ---------------------------------------------------------------- layout: listing order and tool modules
+USER_TOOL_ORDER = [
+    "list_email_drafts", "create_email_draft", "update_email_draft", "send_email_draft",
+    "delete_email_draft", "search_emails", "read_email", "get_email_thread", "send_email", "reply_to_email",
+    "forward_email", "list_email_labels", "create_email_label", "modify_email_labels",
+    "move_email_to_folder", "mark_email_read", "star_email",
+]
+
+
+def test_user_tool_order_and_module_layout() -> None:
+    """The listing order the model sees is pinned, and every tool lives in a tools_*.py or discovery.py
+    module of the package (the kit's one layout)."""
+    assert [t.name for t in domain.user_tools] == USER_TOOL_ORDER
+    for spec in domain.tools.values():
+        module = spec.fn.__module__.rsplit(".", 1)
+        assert module[0] == "servers.email", spec.name
+        assert module[1].startswith("tools_") if spec.kind == "user" else module[1] == "discovery", spec.name

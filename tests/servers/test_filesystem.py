@@ -433,3 +433,56 @@ def test_symlink_destinations_follow_cp_and_mv_rules() -> None:
     s.ok("move_path", source="~/c.txt", destination="~/link_b", overwrite=True)  # mv replaces the link itself
     assert s.ok("get_file_info", path="~/link_b")["type"] == "file"
     assert s.ok("read_file", path="~/b.txt")["content"] == "A\n"
+
+
+# ---------------------------------------------------------------- the session clock and typed text
+def test_modification_times_follow_the_session_clock() -> None:
+    snaps = []
+    for _ in range(2):  # the same calls replayed on a fresh session give the same state
+        s = Session(2)
+        s.ok("write_file", path="~/notes.txt", content="line one\n\tindented\r\nline three\n")
+        info = s.ok("get_file_info", path="~/notes.txt")
+        assert info["modified"] == "2026-06-01T09:01:00+00:00"
+        home = s.ok("get_file_info", path="~")
+        assert home["modified"] == info["modified"]  # creating an entry touches its directory
+        s.ok("filesystem_session_advance_clock", minutes=3 * 24 * 60)
+        s.ok("touch_file", path="~/notes.txt")
+        assert s.ok("get_file_info", path="~/notes.txt")["modified"] == "2026-06-04T09:04:00+00:00"
+        s.ok("append_to_file", path="~/notes.txt", content="a\tb\n")
+        assert s.ok("cut_file_columns", path="~/notes.txt", fields="2", delimiter="\t")["lines"][-1] == "b"
+        snaps.append(s.snap())
+    assert snaps[0] == snaps[1]
+
+
+def test_file_contents_are_text_but_paths_are_single_line() -> None:
+    s = Session()
+    s.ok("write_file", path="~/multi.txt", content="a\nb\tc\n")
+    s.ok("replace_in_file", path="~/multi.txt", search="a\nb", replacement="x\ny")
+    assert s.ok("read_file", path="~/multi.txt")["content"] == "x\ny\tc\n"
+    s.err("write_file", "content", path="~/big.txt", content="x" * 10_001)
+    s.err("write_file", "path", path="~/a\nb.txt", content="x")
+    s.err("write_file", "content", path="~/nul.txt", content="a\x00b")
+
+
+# ---------------------------------------------------------------- layout: listing order and tool modules
+USER_TOOL_ORDER = [
+    "print_working_directory", "change_directory", "get_current_shell_user", "switch_shell_user",
+    "list_directory", "show_directory_tree", "get_file_info", "resolve_real_path", "find_files",
+    "count_directory_entries", "get_disk_usage", "get_disk_quota", "create_file_archive",
+    "list_file_archive", "extract_file_archive", "make_directory", "remove_directory", "touch_file",
+    "delete_path", "create_symlink", "copy_path", "move_path", "rename_path", "move_files_by_pattern",
+    "copy_directory_structure", "change_file_permissions", "change_file_owner", "read_file",
+    "read_file_head", "read_file_tail", "get_file_word_count", "compute_file_checksum", "write_file",
+    "append_to_file", "replace_in_file", "search_file_contents", "compare_files", "sort_file_lines",
+    "unique_file_lines", "cut_file_columns",
+]
+
+
+def test_user_tool_order_and_module_layout() -> None:
+    """The listing order the model sees is pinned, and every tool lives in a tools_*.py or discovery.py
+    module of the package (the kit's one layout)."""
+    assert [t.name for t in domain.user_tools] == USER_TOOL_ORDER
+    for spec in domain.tools.values():
+        module = spec.fn.__module__.rsplit(".", 1)
+        assert module[0] == "servers.filesystem", spec.name
+        assert module[1].startswith("tools_") if spec.kind == "user" else module[1] == "discovery", spec.name

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import date
 from itertools import count
 from typing import Any
 
@@ -171,6 +172,9 @@ def test_checkout_failures() -> None:
     s.fail("checkout_shopping_cart", {**args, "address_id": "ADR-9999"}, "unknown address_id")
     s.fail("estimate_cart_shipping", {"customer_id": cid, "address_id": other.address_id}, "address_id")
     s.fail("checkout_shopping_cart", {**args, "payment_method_id": "PM-9999"}, "unknown payment_method_id")
+    foreign_pm = next(p for p in s.world.payment_methods.values() if p.customer_id != cid)
+    s.fail("checkout_shopping_cart", {**args, "payment_method_id": foreign_pm.payment_method_id}, "does not belong",
+           "payment_method_id")
     s.fail("checkout_shopping_cart", {**args, "shipping_method": "carrier_pigeon"}, "shipping_method")
     hi = s.ok("add_shipping_address", {"customer_id": cid, "recipient_name": "Kai", "street": "1 Aloha Way",
                                        "city": "Honolulu", "state": "HI", "zip_code": "96815"})
@@ -264,6 +268,13 @@ def test_account_failures() -> None:
     existing = next(a for a in s.world.addresses.values() if a.customer_id == cid)
     s.fail("add_shipping_address", {**addr, "state": "TX", "street": existing.street, "zip_code": existing.zip_code},
            "already saved")
+    s.fail("add_shopper_payment_card", {**card, "card_number": "3530111333300000"}, "not a Visa", "card_number")
+    s.fail("add_shipping_address", {**addr, "state": "TX", "street": "   "}, "must not be empty", "street")
+    saved = sum(1 for a in s.world.addresses.values() if a.customer_id == cid)
+    for n in range(6 - saved):
+        s.ok("add_shipping_address", {**addr, "state": "TX", "street": f"{n + 1} Elm St", "zip_code": "73301"})
+    s.fail("add_shipping_address", {**addr, "state": "TX", "street": "99 Elm St", "zip_code": "73301"},
+           "already has 6 saved addresses")
 
 
 # ---------------------------------------------------------------- (4) workflows
@@ -333,3 +344,101 @@ def test_search_filters_and_sizes() -> None:
 def test_world_is_deterministic_per_seed() -> None:
     a, b, c = (snapshot_json(domain.new_world(seed).snapshot()) for seed in (7, 7, 8))
     assert a == b and a != c
+
+
+# ---------------------------------------------------------------- (6) the session clock
+def _advance(s: Session, days: int = 0, minutes: int = 0) -> None:
+    s.ok("shopping_session_advance_clock", {"minutes": days * 24 * 60 + minutes})
+
+
+def test_orders_ship_and_arrive_as_the_clock_moves() -> None:
+    snaps = []
+    for _ in range(2):  # the same calls replayed on a fresh session give the same state
+        s = Session(0)
+        cid = s.empty_cart_customer()
+        item = s.plain_in_stock()
+        s.ok("add_to_shopping_cart", {"customer_id": cid, "product_id": item.product_id})
+        order = s.ok("checkout_shopping_cart", {"customer_id": cid, "address_id": s.address(cid),
+                                                "payment_method_id": s.usable_card(cid), "shipping_method": "express"})
+        oid, eta = order["order_id"], order["estimated_delivery"]
+        assert eta == "2026-06-04"  # placed Monday 2026-06-01, ships Tuesday, two business days in transit
+        _advance(s, minutes=600)  # later the same day: nothing moves
+        assert s.ok("track_shop_order", {"order_id": oid})["status"] == "placed"
+        _advance(s, days=1)  # Tuesday: the nightly scan ships it
+        shipped = s.ok("get_shop_order_details", {"order_id": oid})
+        assert shipped["status"] == "shipped" and shipped["shipped_on"] == "2026-06-02" and shipped["tracking_number"]
+        s.fail("cancel_shop_order", {"order_id": oid, "reason": "changed_mind"}, "already shipped")
+        s.fail("return_shop_order_items", {"order_id": oid, "product_ids": [item.product_id], "reason": "defective"},
+               "only delivered orders")
+        _advance(s, days=1)
+        assert s.ok("track_shop_order", {"order_id": oid})["status"] == "shipped"
+        _advance(s, days=1)  # Thursday 2026-06-04: delivered on its estimated date
+        track = s.ok("track_shop_order", {"order_id": oid})
+        assert track["status"] == "delivered" and track["delivered_on"] == "2026-06-04"
+        assert [e["event"] for e in track["events"]][-1] == "Delivered"
+        snaps.append(s.snapshot())
+        _advance(s, days=31)  # the 30-day return window closed on 2026-07-04
+        s.fail("return_shop_order_items", {"order_id": oid, "product_ids": [item.product_id], "reason": "defective"},
+               "return window closed")
+    assert snaps[0] == snaps[1]
+
+
+def test_seed_orders_progress_too_and_a_long_jump_ships_and_delivers() -> None:
+    s = Session(1)
+    placed = [o for o in s.world.orders.values() if o.status == "placed"]
+    shipped = [o for o in s.world.orders.values() if o.status == "shipped"]
+    assert placed and shipped
+    _advance(s, days=20)
+    now = {o["order_id"]: o for o in s.ok("shopping_list_all_orders", {})}
+    for o in [*placed, *shipped]:
+        assert now[o.order_id]["status"] == "delivered", o.order_id
+        assert now[o.order_id]["delivered_on"] == o.estimated_delivery
+        assert now[o.order_id]["shipped_on"] <= now[o.order_id]["delivered_on"]
+    cancelled = [o for o in s.world.orders.values() if o.status == "cancelled"]
+    assert all(now[o.order_id]["status"] == "cancelled" for o in cancelled)
+
+
+def test_coupons_and_cards_expire_as_the_clock_moves() -> None:
+    s = Session(0)
+    cid = s.empty_cart_customer()
+    item = s.plain_in_stock()
+    coupon = s.world.coupons["WELCOME10"]
+    s.ok("add_to_shopping_cart", {"customer_id": cid, "product_id": item.product_id})
+    s.ok("apply_cart_coupon", {"customer_id": cid, "coupon_code": "WELCOME10"})
+    card = s.ok("add_shopper_payment_card", {"customer_id": cid, "card_number": "4111111111111111",
+                                             "exp_month": 6, "exp_year": 2026, "security_code": "737"})
+    listed = {c["code"]: c for c in s.ok("shopping_list_coupons", {})}
+    assert listed["WELCOME10"]["expired"] is False
+    days = (date.fromisoformat(coupon.expires_on) - date(2026, 6, 1)).days + 1
+    _advance(s, days=days)
+    listed = {c["code"]: c for c in s.ok("shopping_list_coupons", {})}
+    assert listed["WELCOME10"]["expired"] is True
+    cart = s.ok("view_shopping_cart", {"customer_id": cid})
+    assert cart["discount"] == 0 and any("expired on" in w for w in cart["warnings"])
+    s.fail("checkout_shopping_cart", {"customer_id": cid, "address_id": s.address(cid),
+                                      "payment_method_id": s.usable_card(cid)}, "expired on", "coupon_code")
+    s.ok("remove_cart_coupon", {"customer_id": cid})
+    s.fail("apply_cart_coupon", {"customer_id": cid, "coupon_code": "WELCOME10"}, "expired on")
+    s.fail("checkout_shopping_cart", {"customer_id": cid, "address_id": s.address(cid),
+                                      "payment_method_id": card["payment_method_id"]}, "expired", "payment_method_id")
+
+
+# ---------------------------------------------------------------- layout: listing order and tool modules
+USER_TOOL_ORDER = [
+    "get_shopper_profile", "add_shipping_address", "add_shopper_payment_card", "add_to_shopping_cart",
+    "update_shopping_cart_quantity", "remove_from_shopping_cart", "view_shopping_cart",
+    "clear_shopping_cart", "apply_cart_coupon", "remove_cart_coupon", "estimate_cart_shipping",
+    "checkout_shopping_cart", "search_catalog", "get_catalog_product", "list_product_reviews",
+    "view_wishlist", "add_to_wishlist", "remove_from_wishlist", "list_shop_orders",
+    "get_shop_order_details", "track_shop_order", "cancel_shop_order", "return_shop_order_items",
+]
+
+
+def test_user_tool_order_and_module_layout() -> None:
+    """The listing order the model sees is pinned, and every tool lives in a tools_*.py or discovery.py
+    module of the package (the kit's one layout)."""
+    assert [t.name for t in domain.user_tools] == USER_TOOL_ORDER
+    for spec in domain.tools.values():
+        module = spec.fn.__module__.rsplit(".", 1)
+        assert module[0] == "servers.shopping", spec.name
+        assert module[1].startswith("tools_") if spec.kind == "user" else module[1] == "discovery", spec.name

@@ -12,6 +12,7 @@ import pytest
 from servers import PAPER_TOOL_COUNTS
 from servers.kit import DomainRuntime, snapshot_json
 from servers.vehicle import domain
+from servers.vehicle.state import KWH_PER_KM
 from tests.servers.harness import direct_call, snapshot
 from tests.servers.scenarios.vehicle import smoke
 
@@ -284,3 +285,58 @@ def test_unique_values_and_owner_search(rt: DomainRuntime) -> None:
     assert {"home", "charging_station", "airport"} <= cats
     owners = ok(rt, sid, 0, "vehicle_search_owners", {})
     assert all(o["vehicle_ids"] for o in owners)
+
+
+# ---------------------------------------------------------------- (6) the session clock
+def test_charging_follows_the_clock_and_stops_at_the_limit(rt: DomainRuntime) -> None:
+    snaps = []
+    for _ in range(2):  # the same calls replayed on a fresh session give the same state
+        sid, seed = _sid(), 0
+        ev = pick(fleet(rt, sid, seed), "ev_plugged")
+        e = {"vehicle_id": ev["vehicle_id"]}
+        start = ok(rt, sid, seed, "control_ev_charging", {**e, "action": "start", "charge_limit_percent": 90})
+        v = domain.new_world(seed).snapshot()["vehicles"][ev["vehicle_id"]]
+        rate = v["charging"]["charger_kw"] / 60 / (v["full_range_km"] * KWH_PER_KM) * 100  # % per minute
+        ok(rt, sid, seed, "vehicle_session_advance_clock", {"minutes": 59})
+        level = ok(rt, sid, seed, "get_vehicle_status", e)["battery_percent"]  # one hour after the start
+        assert level == round(min(90.0, start["battery_percent"] + 60 * rate), 1)
+        assert ok(rt, sid, seed, "get_vehicle_status", e)["charging"]["charging"] is True
+        ok(rt, sid, seed, "vehicle_session_advance_clock", {"minutes": start["estimated_minutes_to_limit"]})
+        status = ok(rt, sid, seed, "get_vehicle_status", e)
+        assert status["battery_percent"] == 90 and status["charging"]["charging"] is False
+        fails(rt, sid, seed, "control_ev_charging", {**e, "action": "stop"}, "is not charging")
+        fails(rt, sid, seed, "control_ev_charging", {**e, "action": "start"}, "at or above the charge limit of 90%")
+        snaps.append(snapshot(rt, sid, seed))
+    assert snaps[0] == snaps[1]
+
+
+def test_stopping_keeps_the_charge_gained_so_far(rt: DomainRuntime) -> None:
+    sid, seed = _sid(), 1
+    ev = pick(fleet(rt, sid, seed), "ev_plugged")
+    e = {"vehicle_id": ev["vehicle_id"]}
+    ok(rt, sid, seed, "control_ev_charging", {**e, "action": "start"})
+    ok(rt, sid, seed, "vehicle_session_advance_clock", {"minutes": 30})
+    stopped = ok(rt, sid, seed, "control_ev_charging", {**e, "action": "stop"})
+    assert stopped["battery_percent"] > ev["energy_percent"]
+    ok(rt, sid, seed, "vehicle_session_advance_clock", {"minutes": 120})
+    assert ok(rt, sid, seed, "get_vehicle_status", e)["battery_percent"] == stopped["battery_percent"]
+
+
+# ---------------------------------------------------------------- layout: listing order and tool modules
+USER_TOOL_ORDER = [
+    "list_connected_vehicles", "get_vehicle_status", "lock_vehicle_doors", "unlock_vehicle_doors",
+    "start_engine", "stop_engine", "shift_gear", "set_parking_brake", "set_vehicle_speed",
+    "set_cruise_control", "set_cabin_climate", "set_vehicle_window", "operate_trunk", "set_vehicle_lights",
+    "control_ev_charging", "search_navigation_places", "set_vehicle_destination", "start_route_guidance",
+    "cancel_route_guidance", "drive_active_route",
+]
+
+
+def test_user_tool_order_and_module_layout() -> None:
+    """The listing order the model sees is pinned, and every tool lives in a tools_*.py or discovery.py
+    module of the package (the kit's one layout)."""
+    assert [t.name for t in domain.user_tools] == USER_TOOL_ORDER
+    for spec in domain.tools.values():
+        module = spec.fn.__module__.rsplit(".", 1)
+        assert module[0] == "servers.vehicle", spec.name
+        assert module[1].startswith("tools_") if spec.kind == "user" else module[1] == "discovery", spec.name

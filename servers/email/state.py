@@ -1,18 +1,124 @@
-"""Shared rules of the email domain: ownership checks, address validation, delivery and summaries.
+"""Email records, the session state and the rules every tool shares.
+
+Why the shapes: the service hosts several mailboxes at one company domain and exchanges mail with
+external contacts. Every mailbox keeps its own copy of each message it sent or received (own id,
+folder, flags and labels), the way a real IMAP/Gmail store does; copies of one message share its
+RFC ``message_id`` and the conversation's ``thread_id``. Message content is append-only: nothing
+ever edits a sent message; only per-copy folder, flags and labels change. Drafts are the one
+mutable kind of mail, until they are sent.
 
 Every tool acts for one mailbox (the user the agent assists); a message id only resolves inside the
-mailbox that owns that copy, so one user can never read or touch another user's mail.
+mailbox that owns that copy, so one user can never read or touch another user's mail. Timestamps come
+from the kit's session clock, which moves one minute per call, so messages stay ordered.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Annotated, Any
 
-from servers.email.world import Attachment, Draft, Email, EmailState, Label
-from servers.kit import ToolError, new_id, require
+from pydantic import Field
 
+from servers.kit import Cell, Counters, EmailAddress, State, Table, ToolError, iso, new_id, now, require
+
+Subject = Annotated[str, Field(max_length=200)]
+Addresses = Annotated[list[EmailAddress], Field(max_length=50)]
+"""Recipient lists: bare addresses (``name@example.com``), at most 50 per field."""
+
+SYSTEM_FOLDERS = ("inbox", "sent", "archive", "trash", "spam")
+RESERVED_LABELS = frozenset({*SYSTEM_FOLDERS, "drafts", "starred", "unread", "important", "all mail"})
+LABEL_COLORS = ("red", "orange", "yellow", "green", "blue", "purple", "gray")
+USER_LABEL_POOL = ("Work", "Finance", "Clients", "Travel", "Personal", "Receipts", "Projects")
+
+
+@dataclass
+class Attachment:
+    filename: str
+    mime_type: str
+    size_kb: int
+
+
+@dataclass
+class Mailbox:
+    address: str
+    display_name: str
+    title: str
+    created_on: str
+
+
+@dataclass
+class Contact:
+    """Someone outside the service (client, vendor, friend, newsletter or spam sender)."""
+
+    address: str
+    name: str
+    company: str
+    relation: str  # client | vendor | personal | notification | newsletter | spam
+
+
+@dataclass
+class Email:
+    """One mailbox's copy of a message. Content fields never change after creation."""
+
+    email_id: str
+    mailbox: str
+    thread_id: str
+    message_id: str  # RFC 5322 Message-ID shared by every copy of the same message
+    direction: str  # received | sent
+    sender: str
+    sender_name: str
+    to: list[str]
+    cc: list[str]
+    bcc: list[str]  # only the sender's copy knows the Bcc list
+    subject: str
+    body: str
+    timestamp: str
+    folder: str  # inbox | sent | archive | trash | spam
+    labels: list[str]
+    is_read: bool
+    is_starred: bool
+    attachments: list[Attachment] = field(default_factory=list)
+    in_reply_to: str | None = None  # the parent's message_id
+    forwarded_from: str | None = None  # the forwarded message's message_id
+
+
+@dataclass
+class Draft:
+    draft_id: str
+    mailbox: str
+    to: list[str]
+    cc: list[str]
+    bcc: list[str]
+    subject: str
+    body: str
+    thread_id: str | None
+    in_reply_to: str | None
+    status: str  # draft | sent
+    updated_at: str
+    sent_email_id: str | None = None
+
+
+@dataclass
+class Label:
+    label_id: str
+    mailbox: str
+    name: str
+    color: str
+    created_on: str
+
+
+class EmailState(State):
+    mailboxes: Table[Mailbox]
+    contacts: Table[Contact]
+    emails: Table[Email]
+    drafts: Table[Draft]
+    labels: Table[Label]
+    counters: Cell[Counters]
+
+
+
+# ------------------------------------------------------------------ rules shared by the tools
 ADDRESS_RE = re.compile(r"^[a-z0-9][a-z0-9._%+-]*@[a-z0-9-]+(\.[a-z0-9-]+)*\.[a-z]{2,}$")
 MAX_RECIPIENTS = 50
 
@@ -99,11 +205,9 @@ def check_deliverable(s: EmailState, to: list[str], cc: list[str], bcc: list[str
                                 "bounce", field=field if field == "draft_id" else name, code="not_found")
 
 
-def tick(s: EmailState) -> str:
-    """Advance the service clock by one minute and return the new time (messages stay ordered)."""
-    clock = s.clock.edit()
-    clock.now = (datetime.fromisoformat(clock.now) + timedelta(minutes=1)).isoformat()
-    return clock.now
+def stamp_now(s: EmailState) -> str:
+    """The session clock as message/draft timestamp text (it moves one minute per call)."""
+    return iso(now(s))
 
 
 def deliver(
@@ -113,7 +217,7 @@ def deliver(
 ) -> Email:
     """Append a message: the sender's copy in ``sent`` and one unread ``inbox`` copy per hosted
     recipient (Bcc hidden from recipients). Nothing existing is modified."""
-    now = tick(s)
+    sent_at = stamp_now(s)
     sender = s.mailboxes[mailbox]
     thread = thread_id or new_id(s.counters, "THR-N")
     sent_id = new_id(s.counters, "MSG-N", 5)
@@ -121,13 +225,13 @@ def deliver(
     files = list(attachments or [])
     sent = s.emails.put(sent_id, Email(
         sent_id, mailbox, thread, message_id, "sent", mailbox, sender.display_name, list(to), list(cc), list(bcc),
-        subject, body, now, "sent", [], True, False, files, in_reply_to, forwarded_from))
+        subject, body, sent_at, "sent", [], True, False, files, in_reply_to, forwarded_from))
     for address in dict.fromkeys([*to, *cc, *bcc]):
         if address in s.mailboxes:
             eid = new_id(s.counters, "MSG-N", 5)
             s.emails.put(eid, Email(
                 eid, address, thread, message_id, "received", mailbox, sender.display_name, list(to), list(cc), [],
-                subject, body, now, "inbox", [], False, False, list(files), in_reply_to, forwarded_from))
+                subject, body, sent_at, "inbox", [], False, False, list(files), in_reply_to, forwarded_from))
     return sent
 
 

@@ -25,7 +25,6 @@ from servers.calendar.core import (
     find_occurrence,
     key,
     next_occurrence,
-    now,
     participants,
     planned,
     require_event,
@@ -38,12 +37,11 @@ from servers.calendar.core import (
     user_by_email,
 )
 from servers.calendar.rules import Rule, cached_zone, instant, parse_instant, parse_rule, stamp, zone
-from servers.calendar.state import Attendee, CalendarState, Event, Reminder
-from servers.calendar.world import domain
-from servers.kit import ToolError, new_id, require
+from servers.calendar.state import Attendee, CalendarState, ConferenceUrl, Event, Reminder
+from servers.kit import EmailAddress, Name, Text, ToolError, new_id, now, require, tool
 
-Title = Annotated[str, Field(min_length=1, max_length=200)]
-EmailList = Annotated[list[Annotated[str, Field(min_length=3, max_length=254)]], Field(max_length=20)]
+EmailList = Annotated[list[EmailAddress], Field(max_length=20)]
+Comment = Annotated[Text, Field(max_length=500)]
 Minutes = Annotated[int, Field(ge=0, le=40320)]
 ONE_SECOND = timedelta(seconds=1)
 
@@ -57,13 +55,15 @@ def _notified(s: CalendarState, ev: Event) -> list[str]:
     return [a.email for a in ev.attendees if a.response != "declined"]
 
 
-@domain.tool(consumes=("calendar_id", "email", "room_id"), produces=("event_id",),
+@tool(consumes=("calendar_id", "email", "room_id"), produces=("event_id",),
              establishes=("event_invitation",))
-def create_calendar_event(s: CalendarState, calendar_id: str, event_title: Title, start: str, end: str,
+def create_calendar_event(s: CalendarState, calendar_id: str, event_title: Name, start: str, end: str,
                           timezone: str | None = None, location: str | None = None,
-                          description: str | None = None, invitee_emails: list[str] | None = None,
+                          description: Text | None = None,
+                          invitee_emails: Annotated[list[EmailAddress], Field(max_length=100)] | None = None,
                           room_id: str | None = None, recurrence_rule: str | None = None,
-                          show_as: Literal["busy", "free"] = "busy") -> dict:
+                          show_as: Literal["busy", "free"] = "busy",
+                          conference_url: ConferenceUrl | None = None) -> dict:
     """Schedule an event on a calendar (the calendar's owner becomes the organizer) and invite people.
 
     Returns the event plus any clashes with the participants' existing events (warnings only; a
@@ -82,6 +82,8 @@ def create_calendar_event(s: CalendarState, calendar_id: str, event_title: Title
         recurrence_rule: RFC 5545 RRULE for a repeating event, e.g. FREQ=WEEKLY;BYDAY=MO,WE;COUNT=8
             (FREQ DAILY/WEEKLY/MONTHLY, INTERVAL, COUNT or UNTIL, BYDAY for weekly rules).
         show_as: Whether the event makes the participants busy or leaves them free.
+        conference_url: Video-meeting join link from the video_meeting service, e.g.
+            https://meet.prove.example/j/MTG-0001.
     """
     cal = require(s.calendars, calendar_id, "calendar_id")
     tz = zone(timezone, "timezone") if timezone else cached_zone(cal.timezone)
@@ -102,7 +104,7 @@ def create_calendar_event(s: CalendarState, calendar_id: str, event_title: Title
                location if location is not None else (_room_location(s, room_id) if room_id else ""),
                description or "", room_id, show_as, "confirmed", people,
                {cal.owner_id: [Reminder(10, "popup")]}, rule.text() if rule else None,
-               created_at=stamp(at), updated_at=stamp(at))
+               created_at=stamp(at), updated_at=stamp(at), conference_url=conference_url)
     s.events.put(eid, ev)
     return {**event_view(s, ev, upcoming=3 if rule else 0),
             "conflicts": conflicts_for(s, participants(ev), slots, exclude=[eid])}
@@ -117,7 +119,10 @@ def _changed_time(start: str | None, end: str | None, tz: ZoneInfo, base_start: 
 
 
 def _apply_fields(s: CalendarState, ev: Event, title: str | None, location: str | None,
-                  description: str | None, room_id: str | None, show_as: str | None) -> None:
+                  description: str | None, room_id: str | None, show_as: str | None,
+                  conference_url: str | None) -> None:
+    if conference_url is not None:
+        ev.conference_url = conference_url
     if title is not None:
         ev.title = title.strip()
     if description is not None:
@@ -136,12 +141,13 @@ def _shift_keys(keys: list[str], delta: timedelta) -> list[str]:
     return [key(instant(k) + delta) for k in keys]
 
 
-@domain.tool(consumes=("event_id", "user_id", "occurrence_start", "room_id"), produces=("event_id",))
-def update_calendar_event(s: CalendarState, event_id: str, user_id: str, event_title: Title | None = None,
+@tool(consumes=("event_id", "user_id", "occurrence_start", "room_id"), produces=("event_id",))
+def update_calendar_event(s: CalendarState, event_id: str, user_id: str, event_title: Name | None = None,
                           start: str | None = None, end: str | None = None, timezone: str | None = None,
-                          location: str | None = None, description: str | None = None,
+                          location: str | None = None, description: Text | None = None,
                           room_id: str | None = None, show_as: Literal["busy", "free"] | None = None,
-                          occurrence_start: str | None = None, apply_to_following: bool = False) -> dict:
+                          occurrence_start: str | None = None, apply_to_following: bool = False,
+                          conference_url: ConferenceUrl | None = None) -> dict:
     """Change an upcoming event's title, time, place, room or description (organizer only).
 
     For a recurring series: omit occurrence_start to edit the whole series; give it to edit just that
@@ -161,12 +167,14 @@ def update_calendar_event(s: CalendarState, event_id: str, user_id: str, event_t
         show_as: Whether the event makes participants busy or free.
         occurrence_start: Start of the one occurrence to edit (from list_calendar_events), or its date.
         apply_to_following: With occurrence_start: also change every later occurrence.
+        conference_url: New video-meeting join link, e.g. https://meet.prove.example/j/MTG-0002.
     """
     ev = require_event(s, event_id)
     require_live(ev)
     require_organizer(s, ev, user_id)
     title = event_title
-    if all(v is None for v in (title, start, end, timezone, location, description, room_id, show_as)):
+    if all(v is None for v in (title, start, end, timezone, location, description, room_id, show_as,
+                               conference_url)):
         raise ToolError("nothing to update: give at least one field to change", field="event_title")
     if apply_to_following and occurrence_start is None:
         raise ToolError("apply_to_following needs occurrence_start (the first occurrence to change)",
@@ -176,13 +184,15 @@ def update_calendar_event(s: CalendarState, event_id: str, user_id: str, event_t
     at = now(s)
     tz = zone(timezone, "timezone") if timezone else ev_zone(ev)
     if occurrence_start is None:
-        return _update_whole(s, ev, at, tz, title, start, end, location, description, room_id, show_as)
+        return _update_whole(s, ev, at, tz, title, start, end, location, description, room_id, show_as,
+                             conference_url)
     orig = find_occurrence(ev, occurrence_start)
     if orig <= at:
         raise ToolError(f"occurrence_start {stamp(orig, ev_zone(ev))} already started; past occurrences cannot be "
                         "changed", field="occurrence_start", code="past_event")
     if apply_to_following and orig == instant(ev.start):
-        return _update_whole(s, ev, at, tz, title, start, end, location, description, room_id, show_as)
+        return _update_whole(s, ev, at, tz, title, start, end, location, description, room_id, show_as,
+                             conference_url)
     duration = instant(ev.end) - instant(ev.start)
     a, b = _changed_time(start, end, tz, orig, orig + duration)
     check_span(a, b, at)
@@ -209,7 +219,7 @@ def update_calendar_event(s: CalendarState, event_id: str, user_id: str, event_t
                     {k: list(v) for k, v in ev.reminders.items()}, tail.text(),
                     _shift_keys(moved_cancel, delta),
                     dict(zip(_shift_keys(list(moved_mod), delta), moved_mod.values(), strict=True)),
-                    created_at=stamp(at), updated_at=stamp(at))
+                    created_at=stamp(at), updated_at=stamp(at), conference_url=ev.conference_url)
         for detached in moved_mod.values():
             s.events.edit(detached).recurring_event_id = new_eid
         scope, rule_for_room = "following", tail
@@ -219,9 +229,10 @@ def update_calendar_event(s: CalendarState, event_id: str, user_id: str, event_t
                     ev.description, ev.room_id, ev.show_as, "confirmed",
                     [Attendee(x.user_id, x.email, x.name, x.response, x.comment) for x in ev.attendees],
                     {k: list(v) for k, v in ev.reminders.items()}, recurring_event_id=ev.event_id,
-                    original_start=key(orig), created_at=stamp(at), updated_at=stamp(at))
+                    original_start=key(orig), created_at=stamp(at), updated_at=stamp(at),
+                    conference_url=ev.conference_url)
         scope, rule_for_room = "occurrence", None
-    _apply_fields(s, new, title, location, description, room_id, show_as)
+    _apply_fields(s, new, title, location, description, room_id, show_as, conference_url)
     slots = planned(a, b, tz, rule_for_room, at, [*new.cancelled_occurrences, *new.modified_occurrences])
     if new.room_id is not None:
         check_room(s, new.room_id, slots, len(new.attendees) + 1)
@@ -232,7 +243,7 @@ def update_calendar_event(s: CalendarState, event_id: str, user_id: str, event_t
 
 def _update_whole(s: CalendarState, ev: Event, at: datetime, tz: ZoneInfo, title: str | None, start: str | None,
                   end: str | None, location: str | None, description: str | None, room_id: str | None,
-                  show_as: str | None) -> dict:
+                  show_as: str | None, conference_url: str | None) -> dict:
     """Edit a single event, or a series as a whole (its time only while it has not started)."""
     require_upcoming(ev, at)
     old_a, old_b = instant(ev.start), instant(ev.end)
@@ -256,7 +267,7 @@ def _update_whole(s: CalendarState, ev: Event, at: datetime, tz: ZoneInfo, title
             rec.cancelled_occurrences = _shift_keys(rec.cancelled_occurrences, a - old_a)
             rec.modified_occurrences = dict(zip(_shift_keys(list(rec.modified_occurrences), a - old_a),
                                                 rec.modified_occurrences.values(), strict=True))
-    _apply_fields(s, rec, title, location, description, room_id, show_as)
+    _apply_fields(s, rec, title, location, description, room_id, show_as, conference_url)
     rec.updated_at = stamp(at)
     slots = planned(a, b, tz, rule, at, [*rec.cancelled_occurrences, *rec.modified_occurrences])
     if rec.room_id is not None and (retimed or room_id):
@@ -266,7 +277,7 @@ def _update_whole(s: CalendarState, ev: Event, at: datetime, tz: ZoneInfo, title
             "conflicts": conflicts_for(s, participants(rec), slots, [rec.event_id]) if retimed else []}
 
 
-@domain.tool(consumes=("event_id", "user_id", "occurrence_start"))
+@tool(consumes=("event_id", "user_id", "occurrence_start"))
 def cancel_calendar_event(s: CalendarState, event_id: str, user_id: str, occurrence_start: str | None = None) -> dict:
     """Cancel an upcoming event, one occurrence of a series, or a whole series (organizer only).
 
@@ -310,7 +321,7 @@ def cancel_calendar_event(s: CalendarState, event_id: str, user_id: str, occurre
     return result
 
 
-@domain.tool(consumes=("event_id", "user_id", "email"), establishes=("event_invitation",))
+@tool(consumes=("event_id", "user_id", "email"), establishes=("event_invitation",))
 def add_calendar_event_invitees(s: CalendarState, event_id: str, user_id: str, emails: EmailList) -> dict:
     """Invite more people to an upcoming event or series (organizer only); they start as needs_action.
 
@@ -347,8 +358,8 @@ def add_calendar_event_invitees(s: CalendarState, event_id: str, user_id: str, e
             "attendees": [{"email": a.email, "response": a.response} for a in rec.attendees]}
 
 
-@domain.tool(consumes=("event_id", "user_id", "email"), requires=("event_invitation",))
-def remove_calendar_event_invitee(s: CalendarState, event_id: str, user_id: str, email: str) -> dict:
+@tool(consumes=("event_id", "user_id", "email"), requires=("event_invitation",))
+def remove_calendar_event_invitee(s: CalendarState, event_id: str, user_id: str, email: EmailAddress) -> dict:
     """Remove one invitee from an upcoming event or series (organizer only).
 
     Args:
@@ -373,10 +384,10 @@ def remove_calendar_event_invitee(s: CalendarState, event_id: str, user_id: str,
     return {"event_id": event_id, "removed": user.email, "attendees": [a.email for a in rec.attendees]}
 
 
-@domain.tool(consumes=("event_id", "user_id"), requires=("event_invitation",))
+@tool(consumes=("event_id", "user_id"), requires=("event_invitation",))
 def respond_to_calendar_invitation(s: CalendarState, event_id: str, user_id: str,
                                    response: Literal["accepted", "declined", "tentative"],
-                                   comment: Annotated[str, Field(max_length=500)] | None = None) -> dict:
+                                   comment: Comment | None = None) -> dict:
     """RSVP to an upcoming event or series you were invited to.
 
     Args:
@@ -402,7 +413,7 @@ def respond_to_calendar_invitation(s: CalendarState, event_id: str, user_id: str
             "response": response, "organizer": s.users[ev.organizer_id].email}
 
 
-@domain.tool(consumes=("event_id", "user_id"))
+@tool(consumes=("event_id", "user_id"))
 def set_calendar_event_reminders(s: CalendarState, event_id: str, user_id: str,
                                  minutes_before: Annotated[list[Minutes], Field(max_length=5)],
                                  method: Literal["popup", "email"] = "popup") -> dict:

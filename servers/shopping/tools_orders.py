@@ -12,8 +12,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from servers.kit import ToolError, iso, new_id, require
-from servers.shopping.rules import domain, get_customer, today
+from servers.kit import ToolError, iso, new_id, require, today, tool
+from servers.shopping.rules import get_customer
 from servers.shopping.state import (
     RETURN_WINDOW_DAYS,
     TAX_RATE,
@@ -32,7 +32,7 @@ def _order_row(o: Order) -> dict:
             "estimated_delivery": o.estimated_delivery, "delivered_on": o.delivered_on}
 
 
-@domain.tool(consumes=("customer_id",), produces=("order_id",), read_only=True)
+@tool(consumes=("customer_id",), produces=("order_id",), read_only=True)
 def list_shop_orders(s: ShoppingState, customer_id: str, status: OrderStatus | None = None,
                      limit: Annotated[int, Field(ge=1, le=50)] = 20) -> dict:
     """List a customer's orders, newest first.
@@ -48,7 +48,7 @@ def list_shop_orders(s: ShoppingState, customer_id: str, status: OrderStatus | N
     return {"customer_id": customer_id, "orders": [_order_row(o) for o in rows[:limit]]}
 
 
-@domain.tool(consumes=("order_id",), produces=("product_id", "return_id"), read_only=True)
+@tool(consumes=("order_id",), produces=("product_id", "return_id"), read_only=True)
 def get_shop_order_details(s: ShoppingState, order_id: str) -> dict:
     """Get everything about one order: items (with returned quantities), prices, coupon, shipping
     address, payment card, dates and any return requests.
@@ -63,7 +63,7 @@ def get_shop_order_details(s: ShoppingState, order_id: str) -> dict:
             "returns": [r for r in s.returns.values() if r.order_id == order_id]}
 
 
-@domain.tool(consumes=("order_id",), read_only=True)
+@tool(consumes=("order_id",), read_only=True)
 def track_shop_order(s: ShoppingState, order_id: str) -> dict:
     """Track an order's shipment: status, carrier, tracking number, estimated or actual delivery date
     and the shipment events so far.
@@ -87,7 +87,7 @@ def track_shop_order(s: ShoppingState, order_id: str) -> dict:
             "delivered_on": o.delivered_on, "ship_to": o.ship_to, "events": events}
 
 
-@domain.tool(consumes=("order_id",), requires=("order_not_shipped",))
+@tool(consumes=("order_id",), requires=("order_not_shipped",))
 def cancel_shop_order(s: ShoppingState, order_id: str,
                       reason: Literal["changed_mind", "found_better_price", "ordered_by_mistake",
                                       "shipping_too_slow", "other"]) -> dict:
@@ -119,7 +119,7 @@ def cancel_shop_order(s: ShoppingState, order_id: str,
     return {"order_id": order_id, "status": o.status, "refund_amount": o.total, "cancelled_on": o.cancelled_on}
 
 
-@domain.tool(consumes=("order_id", "product_id"), produces=("return_id",), requires=("order_delivered",))
+@tool(consumes=("order_id", "product_id"), produces=("return_id",), requires=("order_delivered",))
 def return_shop_order_items(s: ShoppingState, order_id: str,
                             product_ids: Annotated[list[str], Field(min_length=1, max_length=20)],
                             reason: Literal["defective", "wrong_item", "wrong_size", "not_as_described",

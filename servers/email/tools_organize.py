@@ -6,17 +6,26 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import Field
 
-from servers.email.common import email_in, label_named, mailbox_of, summary
-from servers.email.world import LABEL_COLORS, RESERVED_LABELS, SYSTEM_FOLDERS, EmailState, Label, domain
-from servers.kit import ToolError, new_id
+from servers.email.state import (
+    LABEL_COLORS,
+    RESERVED_LABELS,
+    SYSTEM_FOLDERS,
+    EmailState,
+    Label,
+    email_in,
+    label_named,
+    mailbox_of,
+    summary,
+)
+from servers.kit import EmailAddress, ToolError, new_id, today, tool
 
 LabelName = Annotated[str, Field(min_length=1, max_length=40, pattern=r"^[A-Za-z0-9][A-Za-z0-9 _/&.-]*$")]
 LabelColor = Literal["red", "orange", "yellow", "green", "blue", "purple", "gray"]
 assert set(get_args(LabelColor)) == set(LABEL_COLORS)
 
 
-@domain.tool(consumes=("mailbox",), produces=("label_name",), read_only=True)
-def list_email_labels(s: EmailState, mailbox: str) -> dict:
+@tool(consumes=("mailbox",), produces=("label_name",), read_only=True)
+def list_email_labels(s: EmailState, mailbox: EmailAddress) -> dict:
     """List a mailbox's system folders and user labels with their total and unread message counts.
 
     Args:
@@ -34,8 +43,8 @@ def list_email_labels(s: EmailState, mailbox: str) -> dict:
     return {"mailbox": box, "folders": folders, "drafts": drafts, "labels": labels}
 
 
-@domain.tool(consumes=("mailbox",), produces=("label_name",), establishes=("label_exists",))
-def create_email_label(s: EmailState, mailbox: str, name: LabelName, color: LabelColor = "gray") -> dict:
+@tool(consumes=("mailbox",), produces=("label_name",), establishes=("label_exists",))
+def create_email_label(s: EmailState, mailbox: EmailAddress, name: LabelName, color: LabelColor = "gray") -> dict:
     """Create a user label (like a folder tag) that can then be applied to messages.
 
     Args:
@@ -52,12 +61,12 @@ def create_email_label(s: EmailState, mailbox: str, name: LabelName, color: Labe
             raise ToolError(f"a label with name '{label.name}' already exists in mailbox {box} ({label.label_id})",
                             field="name", code="duplicate")
     lid = new_id(s.counters, "LBL-N")
-    return s.labels.put(lid, Label(lid, box, clean, color, s.clock.get().now[:10]))
+    return s.labels.put(lid, Label(lid, box, clean, color, today(s).isoformat()))
 
 
-@domain.tool(consumes=("mailbox", "email_id", "label_name"), requires=("label_exists",))
+@tool(consumes=("mailbox", "email_id", "label_name"), requires=("label_exists",))
 def modify_email_labels(
-    s: EmailState, mailbox: str, email_id: str, add_labels: list[str] | None = None,
+    s: EmailState, mailbox: EmailAddress, email_id: str, add_labels: list[str] | None = None,
     remove_labels: list[str] | None = None,
 ) -> dict:
     """Apply and/or remove user labels on one message. Labels must exist (see create_email_label);
@@ -96,9 +105,9 @@ def modify_email_labels(
     return summary(rec)
 
 
-@domain.tool(consumes=("mailbox", "email_id"), establishes=("email_not_in_trash",))
+@tool(consumes=("mailbox", "email_id"), establishes=("email_not_in_trash",))
 def move_email_to_folder(
-    s: EmailState, mailbox: str, email_id: str, folder: Literal["inbox", "sent", "archive", "trash", "spam"],
+    s: EmailState, mailbox: EmailAddress, email_id: str, folder: Literal["inbox", "sent", "archive", "trash", "spam"],
 ) -> dict:
     """Move one message: archive it, delete it (folder='trash'; mail is never destroyed), report it as
     spam, or restore it ('inbox' for received mail, 'sent' for mail you sent).
@@ -125,8 +134,8 @@ def move_email_to_folder(
     return {**summary(rec), "previous_folder": previous}
 
 
-@domain.tool(consumes=("mailbox", "email_id"))
-def mark_email_read(s: EmailState, mailbox: str, email_id: str, read: bool = True) -> dict:
+@tool(consumes=("mailbox", "email_id"))
+def mark_email_read(s: EmailState, mailbox: EmailAddress, email_id: str, read: bool = True) -> dict:
     """Mark a message as read, or as unread with read=false (to come back to it later).
 
     Args:
@@ -145,8 +154,8 @@ def mark_email_read(s: EmailState, mailbox: str, email_id: str, read: bool = Tru
     return summary(rec)
 
 
-@domain.tool(consumes=("mailbox", "email_id"))
-def star_email(s: EmailState, mailbox: str, email_id: str, starred: bool = True) -> dict:
+@tool(consumes=("mailbox", "email_id"))
+def star_email(s: EmailState, mailbox: EmailAddress, email_id: str, starred: bool = True) -> dict:
     """Star a message to flag it as important, or unstar it with starred=false. Spam cannot be starred.
 
     Args:

@@ -11,21 +11,19 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from servers.kit import ToolError, iso, new_id, require
+from servers.kit import ToolError, iso, new_id, require, today, tool
 from servers.shopping.rules import (
     card_expired,
     cart_lines,
     cart_summary,
     check_quantity,
     coupon_problem,
-    domain,
     edit_cart,
     get_cart,
     get_product,
     owned_address,
     owned_payment_method,
     resolve_size,
-    today,
 )
 from servers.shopping.state import (
     CARRIERS,
@@ -61,7 +59,7 @@ def _find_line(s: ShoppingState, cart: Cart, product_id: str, size: str | None) 
     return matches[0]
 
 
-@domain.tool(consumes=("customer_id", "product_id"), establishes=("cart_not_empty", "product_in_cart"))
+@tool(consumes=("customer_id", "product_id"), establishes=("cart_not_empty", "product_in_cart"))
 def add_to_shopping_cart(s: ShoppingState, customer_id: str, product_id: str, quantity: Quantity = 1,
                          size: str | None = None) -> dict:
     """Add a product to a customer's cart (adds to the quantity if the same item is already there).
@@ -88,7 +86,7 @@ def add_to_shopping_cart(s: ShoppingState, customer_id: str, product_id: str, qu
     return cart_summary(s, customer_id)
 
 
-@domain.tool(consumes=("customer_id", "product_id"), requires=("product_in_cart",))
+@tool(consumes=("customer_id", "product_id"), requires=("product_in_cart",))
 def update_shopping_cart_quantity(s: ShoppingState, customer_id: str, product_id: str, quantity: Quantity,
                                   size: str | None = None) -> dict:
     """Set the quantity of an item already in the cart (use remove_from_shopping_cart to drop it).
@@ -107,7 +105,7 @@ def update_shopping_cart_quantity(s: ShoppingState, customer_id: str, product_id
     return cart_summary(s, customer_id)
 
 
-@domain.tool(consumes=("customer_id", "product_id"), requires=("product_in_cart",))
+@tool(consumes=("customer_id", "product_id"), requires=("product_in_cart",))
 def remove_from_shopping_cart(s: ShoppingState, customer_id: str, product_id: str, size: str | None = None
                               ) -> dict:
     """Remove an item from a customer's cart.
@@ -123,7 +121,7 @@ def remove_from_shopping_cart(s: ShoppingState, customer_id: str, product_id: st
     return cart_summary(s, customer_id)
 
 
-@domain.tool(consumes=("customer_id",), produces=("product_id",), read_only=True)
+@tool(consumes=("customer_id",), produces=("product_id",), read_only=True)
 def view_shopping_cart(s: ShoppingState, customer_id: str) -> dict:
     """Show a customer's cart: items, stock, applied coupon and discount, tax and total before shipping,
     plus warnings about anything that would block checkout.
@@ -134,7 +132,7 @@ def view_shopping_cart(s: ShoppingState, customer_id: str) -> dict:
     return cart_summary(s, customer_id)
 
 
-@domain.tool(consumes=("customer_id",))
+@tool(consumes=("customer_id",))
 def clear_shopping_cart(s: ShoppingState, customer_id: str) -> dict:
     """Empty a customer's cart and drop any applied coupon.
 
@@ -147,7 +145,7 @@ def clear_shopping_cart(s: ShoppingState, customer_id: str) -> dict:
     return {"customer_id": customer_id, "removed_items": removed, "cart_empty": True}
 
 
-@domain.tool(consumes=("customer_id", "coupon_code"), requires=("cart_not_empty",), establishes=("coupon_applied",))
+@tool(consumes=("customer_id", "coupon_code"), requires=("cart_not_empty",), establishes=("coupon_applied",))
 def apply_cart_coupon(s: ShoppingState, customer_id: str, coupon_code: str) -> dict:
     """Apply a coupon code to a customer's cart (one coupon per order). Checks expiry, usage limits,
     minimum order and category restrictions.
@@ -171,7 +169,7 @@ def apply_cart_coupon(s: ShoppingState, customer_id: str, coupon_code: str) -> d
     return cart_summary(s, customer_id)
 
 
-@domain.tool(consumes=("customer_id",), requires=("coupon_applied",))
+@tool(consumes=("customer_id",), requires=("coupon_applied",))
 def remove_cart_coupon(s: ShoppingState, customer_id: str) -> dict:
     """Remove the coupon applied to a customer's cart.
 
@@ -204,7 +202,7 @@ def _nonempty_cart(s: ShoppingState, customer_id: str) -> Cart:
     return cart
 
 
-@domain.tool(consumes=("customer_id", "address_id"), requires=("cart_not_empty",), read_only=True)
+@tool(consumes=("customer_id", "address_id"), requires=("cart_not_empty",), read_only=True)
 def estimate_cart_shipping(s: ShoppingState, customer_id: str, address_id: str) -> dict:
     """Compare shipping options (standard, express, overnight) for the cart to a saved address: price,
     estimated delivery date and availability. Standard shipping is free from $50 after discounts.
@@ -228,7 +226,7 @@ def estimate_cart_shipping(s: ShoppingState, customer_id: str, address_id: str) 
             "subtotal_after_discount": round(after_discount, 2), "options": options}
 
 
-@domain.tool(consumes=("customer_id", "address_id", "payment_method_id"), produces=("order_id",),
+@tool(consumes=("customer_id", "address_id", "payment_method_id"), produces=("order_id",),
              requires=("cart_not_empty",))
 def checkout_shopping_cart(s: ShoppingState, customer_id: str, address_id: str, payment_method_id: str,
                            shipping_method: ShippingMethod = "standard") -> dict:

@@ -7,7 +7,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from servers.email.common import (
+from servers.email.state import (
+    Addresses,
+    EmailState,
+    Subject,
     addresses,
     check_deliverable,
     deliver,
@@ -20,19 +23,15 @@ from servers.email.common import (
     sent_receipt,
     summary,
 )
-from servers.email.world import EmailState, domain
-from servers.kit import ToolError, parse_date
+from servers.kit import EmailAddress, IsoDate, Text, ToolError, parse_date, tool
 
 Folder = Literal["inbox", "sent", "archive", "trash", "spam"]
-Subject = Annotated[str, Field(max_length=200)]
-Body = Annotated[str, Field(max_length=20_000)]
-Addresses = Annotated[list[str], Field(max_length=50)]
 
 
-@domain.tool(consumes=("mailbox",), produces=("email_id", "thread_id"), read_only=True)
+@tool(consumes=("mailbox",), produces=("email_id", "thread_id"), read_only=True)
 def search_emails(
     s: EmailState,
-    mailbox: str,
+    mailbox: EmailAddress,
     query: str | None = None,
     sender: str | None = None,
     folder: Folder | None = None,
@@ -40,8 +39,8 @@ def search_emails(
     unread_only: bool = False,
     starred_only: bool = False,
     has_attachments: bool | None = None,
-    since: str | None = None,
-    until: str | None = None,
+    since: IsoDate | None = None,
+    until: IsoDate | None = None,
     limit: Annotated[int, Field(ge=1, le=100)] = 20,
 ) -> dict:
     """Search or list the messages of a mailbox, newest first. Without a folder, trash and spam are
@@ -89,8 +88,8 @@ def search_emails(
     return {"mailbox": box, "total": len(rows), "emails": [summary(r) for r in rows[:limit]]}
 
 
-@domain.tool(consumes=("mailbox", "email_id"), produces=("thread_id",))
-def read_email(s: EmailState, mailbox: str, email_id: str) -> dict:
+@tool(consumes=("mailbox", "email_id"), produces=("thread_id",))
+def read_email(s: EmailState, mailbox: EmailAddress, email_id: str) -> dict:
     """Open one message: full body, recipients and attachment details. Opening marks it as read.
 
     Args:
@@ -105,8 +104,8 @@ def read_email(s: EmailState, mailbox: str, email_id: str) -> dict:
     return rec
 
 
-@domain.tool(consumes=("mailbox", "thread_id"), produces=("email_id",))
-def get_email_thread(s: EmailState, mailbox: str, thread_id: str) -> dict:
+@tool(consumes=("mailbox", "thread_id"), produces=("email_id",))
+def get_email_thread(s: EmailState, mailbox: EmailAddress, thread_id: str) -> dict:
     """Open a whole conversation, oldest message first, marking its unread messages as read.
 
     Args:
@@ -127,9 +126,9 @@ def get_email_thread(s: EmailState, mailbox: str, thread_id: str) -> dict:
             "marked_read": marked, "messages": [s.emails[r.email_id] for r in members]}
 
 
-@domain.tool(consumes=("mailbox",), produces=("email_id", "thread_id"))
+@tool(consumes=("mailbox",), produces=("email_id", "thread_id"))
 def send_email(
-    s: EmailState, mailbox: str, to: Addresses, subject: Subject, body: Body, cc: Addresses | None = None,
+    s: EmailState, mailbox: EmailAddress, to: Addresses, subject: Subject, body: Text, cc: Addresses | None = None,
     bcc: Addresses | None = None,
 ) -> dict:
     """Send a new message, starting a new conversation. Sent mail cannot be edited or recalled.
@@ -152,8 +151,8 @@ def send_email(
     return sent_receipt(s, deliver(s, box, to=to_, cc=cc_, bcc=bcc_, subject=subject, body=body))
 
 
-@domain.tool(consumes=("mailbox", "email_id"), produces=("email_id",), requires=("email_not_in_trash",))
-def reply_to_email(s: EmailState, mailbox: str, email_id: str, body: Body, reply_all: bool = False) -> dict:
+@tool(consumes=("mailbox", "email_id"), produces=("email_id",), requires=("email_not_in_trash",))
+def reply_to_email(s: EmailState, mailbox: EmailAddress, email_id: str, body: Text, reply_all: bool = False) -> dict:
     """Reply in the same conversation: to the sender, or with reply_all=true also to everyone else on
     the original message (To and Cc). Messages in trash or spam cannot be replied to.
 
@@ -176,9 +175,9 @@ def reply_to_email(s: EmailState, mailbox: str, email_id: str, body: Body, reply
     return sent_receipt(s, sent)
 
 
-@domain.tool(consumes=("mailbox", "email_id"), produces=("email_id",), requires=("email_not_in_trash",))
+@tool(consumes=("mailbox", "email_id"), produces=("email_id",), requires=("email_not_in_trash",))
 def forward_email(
-    s: EmailState, mailbox: str, email_id: str, to: Addresses, note: Body | None = None,
+    s: EmailState, mailbox: EmailAddress, email_id: str, to: Addresses, note: Text | None = None,
     cc: Addresses | None = None, include_attachments: bool = False,
 ) -> dict:
     """Forward a message (quoted below an optional note) to new recipients, in the same conversation.

@@ -3,11 +3,11 @@ message it became (sent mail is append-only)."""
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from pydantic import Field
-
-from servers.email.common import (
+from servers.email.state import (
+    Addresses,
+    Draft,
+    EmailState,
+    Subject,
     addresses,
     check_deliverable,
     deliver,
@@ -19,18 +19,13 @@ from servers.email.common import (
     reply_recipients,
     replyable,
     sent_receipt,
-    tick,
+    stamp_now,
 )
-from servers.email.world import Draft, EmailState, domain
-from servers.kit import ToolError, new_id
-
-Subject = Annotated[str, Field(max_length=200)]
-Body = Annotated[str, Field(max_length=20_000)]
-Addresses = Annotated[list[str], Field(max_length=50)]
+from servers.kit import EmailAddress, Text, ToolError, new_id, tool
 
 
-@domain.tool(consumes=("mailbox",), produces=("draft_id",), read_only=True)
-def list_email_drafts(s: EmailState, mailbox: str, include_sent: bool = False) -> list:
+@tool(consumes=("mailbox",), produces=("draft_id",), read_only=True)
+def list_email_drafts(s: EmailState, mailbox: EmailAddress, include_sent: bool = False) -> list:
     """List a mailbox's drafts, most recently edited first.
 
     Args:
@@ -43,10 +38,10 @@ def list_email_drafts(s: EmailState, mailbox: str, include_sent: bool = False) -
     return rows
 
 
-@domain.tool(consumes=("mailbox", "email_id"), produces=("draft_id",),
+@tool(consumes=("mailbox", "email_id"), produces=("draft_id",),
              establishes=("draft_unsent", "draft_has_recipients"))
 def create_email_draft(
-    s: EmailState, mailbox: str, to: Addresses | None = None, subject: Subject = "", body: Body = "",
+    s: EmailState, mailbox: EmailAddress, to: Addresses | None = None, subject: Subject = "", body: Text = "",
     cc: Addresses | None = None, bcc: Addresses | None = None, reply_to_email_id: str | None = None,
 ) -> dict:
     """Save a new draft without sending it. Recipients may be left out until it is sent. With
@@ -76,13 +71,13 @@ def create_email_draft(
     elif not (to_ or cc_ or bcc_ or subject.strip() or body.strip()):
         raise ToolError("the draft would be empty: give recipients (to), a subject or a body", field="body")
     did = new_id(s.counters, "DRF-N")
-    return s.drafts.put(did, Draft(did, box, to_, cc_, bcc_, subject, body, thread_id, in_reply_to, "draft", tick(s)))
+    return s.drafts.put(did, Draft(did, box, to_, cc_, bcc_, subject, body, thread_id, in_reply_to, "draft", stamp_now(s)))
 
 
-@domain.tool(consumes=("mailbox", "draft_id"), requires=("draft_unsent",), establishes=("draft_has_recipients",))
+@tool(consumes=("mailbox", "draft_id"), requires=("draft_unsent",), establishes=("draft_has_recipients",))
 def update_email_draft(
-    s: EmailState, mailbox: str, draft_id: str, to: Addresses | None = None, cc: Addresses | None = None,
-    bcc: Addresses | None = None, subject: Subject | None = None, body: Body | None = None,
+    s: EmailState, mailbox: EmailAddress, draft_id: str, to: Addresses | None = None, cc: Addresses | None = None,
+    bcc: Addresses | None = None, subject: Subject | None = None, body: Text | None = None,
 ) -> dict:
     """Change an unsent draft. Each given field replaces the old value (a list replaces the whole list;
     pass [] to clear it); fields left out stay as they are.
@@ -107,13 +102,13 @@ def update_email_draft(
     for key, value in updates.items():
         if value is not None:
             setattr(draft, key, value)
-    draft.updated_at = tick(s)
+    draft.updated_at = stamp_now(s)
     return draft
 
 
-@domain.tool(consumes=("mailbox", "draft_id"), produces=("email_id", "thread_id"),
+@tool(consumes=("mailbox", "draft_id"), produces=("email_id", "thread_id"),
              requires=("draft_unsent", "draft_has_recipients"))
-def send_email_draft(s: EmailState, mailbox: str, draft_id: str) -> dict:
+def send_email_draft(s: EmailState, mailbox: EmailAddress, draft_id: str) -> dict:
     """Send a saved draft as it is now. The draft is kept, frozen, with the id of the sent message.
 
     Args:
@@ -133,8 +128,8 @@ def send_email_draft(s: EmailState, mailbox: str, draft_id: str) -> dict:
     return {**sent_receipt(s, sent), "draft_id": draft_id}
 
 
-@domain.tool(consumes=("mailbox", "draft_id"), requires=("draft_unsent",))
-def delete_email_draft(s: EmailState, mailbox: str, draft_id: str) -> dict:
+@tool(consumes=("mailbox", "draft_id"), requires=("draft_unsent",))
+def delete_email_draft(s: EmailState, mailbox: EmailAddress, draft_id: str) -> dict:
     """Discard an unsent draft for good (drafts are not mail yet, so nothing goes to trash).
 
     Args:

@@ -16,7 +16,6 @@ from servers.calendar.core import (
     last_occurrence,
     merge,
     next_occurrence,
-    now,
     occurrence_view,
     people_by_email,
     require_event,
@@ -27,11 +26,9 @@ from servers.calendar.core import (
 )
 from servers.calendar.rules import cached_zone, parse_instant, stamp, zone
 from servers.calendar.state import CalendarState
-from servers.calendar.world import domain
-from servers.kit import ToolError, parse_date, require
+from servers.kit import EmailAddress, ToolError, now, parse_date, require, tool
 
-Email = Annotated[str, Field(min_length=3, max_length=254)]
-EmailList = Annotated[list[Email], Field(max_length=20)]
+EmailList = Annotated[list[EmailAddress], Field(max_length=20)]
 Equipment = Literal["projector", "video_conference", "whiteboard", "speakerphone", "tv_screen"]
 MAX_AGENDA_DAYS = 92
 MAX_FREEBUSY_DAYS = 31
@@ -47,7 +44,7 @@ def _display_zone(s: CalendarState, timezone: str | None, user_id: str | None) -
     return cached_zone("UTC")
 
 
-@domain.tool(consumes=("user_id",), read_only=True)
+@tool(consumes=("user_id",), read_only=True)
 def get_calendar_current_time(s: CalendarState, timezone: str | None = None, user_id: str | None = None) -> dict:
     """Get the calendar's current date and time plus the dates of today, tomorrow, this week and next week.
 
@@ -75,7 +72,7 @@ def get_calendar_current_time(s: CalendarState, timezone: str | None = None, use
     }
 
 
-@domain.tool(produces=("user_id", "email"), read_only=True)
+@tool(produces=("user_id", "email"), read_only=True)
 def search_calendar_users(s: CalendarState, query: Annotated[str, Field(min_length=1, max_length=100)],
                           limit: Annotated[int, Field(ge=1, le=50)] = 10) -> list:
     """Look people up in the company directory by (part of) their name, email or department.
@@ -91,7 +88,7 @@ def search_calendar_users(s: CalendarState, query: Annotated[str, Field(min_leng
              "title": u.title, "timezone": u.timezone} for u in hits[:limit]]
 
 
-@domain.tool(consumes=("user_id",), produces=("calendar_id",), read_only=True)
+@tool(consumes=("user_id",), produces=("calendar_id",), read_only=True)
 def list_calendars(s: CalendarState, user_id: str) -> list:
     """List the calendars a person owns (primary, personal, team) with their timezone and upcoming load.
 
@@ -111,7 +108,7 @@ def list_calendars(s: CalendarState, user_id: str) -> list:
     return out
 
 
-@domain.tool(consumes=("user_id", "calendar_id"), produces=("event_id", "occurrence_start"), read_only=True)
+@tool(consumes=("user_id", "calendar_id"), produces=("event_id", "occurrence_start"), read_only=True)
 def list_calendar_events(s: CalendarState, user_id: str, time_min: str, time_max: str,
                          calendar_id: str | None = None, include_declined: bool = False,
                          timezone: str | None = None) -> dict:
@@ -153,7 +150,7 @@ def list_calendar_events(s: CalendarState, user_id: str, time_min: str, time_max
             "count": len(occs), "events": [occurrence_view(s, o, user_id, tz) for o in occs]}
 
 
-@domain.tool(consumes=("user_id",), produces=("event_id",), read_only=True)
+@tool(consumes=("user_id",), produces=("event_id",), read_only=True)
 def search_calendar_events(s: CalendarState, user_id: str, query: Annotated[str, Field(min_length=1, max_length=100)],
                            include_past: bool = False, limit: Annotated[int, Field(ge=1, le=50)] = 10) -> list:
     """Search a person's events (organized or invited) by text in the title, description or location.
@@ -189,7 +186,7 @@ def search_calendar_events(s: CalendarState, user_id: str, query: Annotated[str,
     return [row for _, row in hits[:limit]]
 
 
-@domain.tool(consumes=("event_id",), read_only=True)
+@tool(consumes=("event_id",), read_only=True)
 def get_calendar_event(s: CalendarState, event_id: str, timezone: str | None = None) -> dict:
     """Get an event's full details: time, place, organizer, invitees and their RSVPs, reminders,
     recurrence rule with its exceptions, and the next few occurrences.
@@ -203,7 +200,7 @@ def get_calendar_event(s: CalendarState, event_id: str, timezone: str | None = N
     return event_view(s, ev, tz, upcoming=5)
 
 
-@domain.tool(consumes=("email",), read_only=True)
+@tool(consumes=("email",), read_only=True)
 def get_calendar_free_busy(s: CalendarState, emails: EmailList, time_min: str, time_max: str,
                            timezone: str | None = None) -> dict:
     """Get when each person is busy between two times (merged busy blocks only, no event details).
@@ -224,7 +221,7 @@ def get_calendar_free_busy(s: CalendarState, emails: EmailList, time_min: str, t
     return {"timezone": str(tz), "time_min": stamp(a, tz), "time_max": stamp(b, tz), "calendars": out}
 
 
-@domain.tool(consumes=("email", "room_id"), read_only=True)
+@tool(consumes=("email", "room_id"), read_only=True)
 def find_calendar_free_slots(s: CalendarState, emails: EmailList,
                              date_from: str, date_to: str,
                              duration_minutes: Annotated[int, Field(ge=15, le=480)] = 30, timezone: str | None = None,
@@ -287,7 +284,7 @@ def find_calendar_free_slots(s: CalendarState, emails: EmailList,
             "room_id": room_id, "slots": slots}
 
 
-@domain.tool(consumes=("user_id", "room_id"), produces=("event_id",), read_only=True)
+@tool(consumes=("user_id", "room_id"), produces=("event_id",), read_only=True)
 def check_calendar_conflicts(s: CalendarState, user_id: str, start: str, end: str, timezone: str | None = None,
                              room_id: str | None = None) -> dict:
     """Check whether a proposed time clashes with a person's existing events (and a room's bookings).
@@ -313,7 +310,7 @@ def check_calendar_conflicts(s: CalendarState, user_id: str, start: str, end: st
             "start": stamp(a, tz), "end": stamp(b, tz)}
 
 
-@domain.tool(produces=("room_id",), read_only=True)
+@tool(produces=("room_id",), read_only=True)
 def list_bookable_rooms(s: CalendarState, min_capacity: Annotated[int, Field(ge=1, le=200)] | None = None,
                         building: str | None = None, equipment: list[Equipment] | None = None,
                         available_from: str | None = None, available_to: str | None = None,

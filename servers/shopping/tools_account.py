@@ -10,8 +10,8 @@ from typing import Annotated
 
 from pydantic import Field
 
-from servers.kit import Sensitive, ToolError, new_id
-from servers.shopping.rules import card_expired, domain, get_customer, today
+from servers.kit import Name, Sensitive, ToolError, new_id, today, tool
+from servers.shopping.rules import card_expired, get_customer
 from servers.shopping.state import MAX_SAVED_ADDRESSES, Address, PaymentMethod, ShoppingState, format_address
 
 US_STATES = frozenset((
@@ -24,7 +24,7 @@ CardNumber = Annotated[Sensitive, Field(pattern=r"^\d{13,19}$")]
 SecurityCode = Annotated[Sensitive, Field(pattern=r"^\d{3,4}$")]
 
 
-@domain.tool(consumes=("customer_id",), produces=("address_id", "payment_method_id"), read_only=True)
+@tool(consumes=("customer_id",), produces=("address_id", "payment_method_id"), read_only=True)
 def get_shopper_profile(s: ShoppingState, customer_id: str) -> dict:
     """Get a customer's store profile: contact details, saved shipping addresses and saved cards
     (brand, last 4 digits, expiry) with the defaults marked.
@@ -47,8 +47,8 @@ def get_shopper_profile(s: ShoppingState, customer_id: str) -> dict:
     }
 
 
-@domain.tool(consumes=("customer_id",), produces=("address_id",))
-def add_shipping_address(s: ShoppingState, customer_id: str, recipient_name: str, street: str, city: str,
+@tool(consumes=("customer_id",), produces=("address_id",))
+def add_shipping_address(s: ShoppingState, customer_id: str, recipient_name: Name, street: str, city: str,
                          state: Annotated[str, Field(pattern=r"^[A-Z]{2}$")],
                          zip_code: Annotated[str, Field(pattern=r"^\d{5}(-\d{4})?$")],
                          make_default: bool = False) -> dict:
@@ -106,11 +106,11 @@ def _card_brand(number: str) -> str | None:
     return None
 
 
-@domain.tool(consumes=("customer_id",), produces=("payment_method_id",))
+@tool(consumes=("customer_id",), produces=("payment_method_id",))
 def add_shopper_payment_card(s: ShoppingState, customer_id: str, card_number: CardNumber,
                              exp_month: Annotated[int, Field(ge=1, le=12)],
                              exp_year: Annotated[int, Field(ge=2000, le=2100)], security_code: SecurityCode,
-                             cardholder_name: str | None = None, make_default: bool = False) -> dict:
+                             cardholder_name: Name | None = None, make_default: bool = False) -> dict:
     """Save a credit or debit card to a customer's account for checkout (Visa, Mastercard, Amex,
     Discover). Only the brand and last 4 digits are kept.
 

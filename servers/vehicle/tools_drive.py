@@ -18,7 +18,7 @@ from typing import Annotated
 
 from pydantic import Field
 
-from servers.kit import Sensitive, ToolError
+from servers.kit import Sensitive, ToolError, tool
 from servers.vehicle.state import (
     DOORS,
     MAX_CRUISE_KMH,
@@ -28,7 +28,6 @@ from servers.vehicle.state import (
     Gear,
     Powertrain,
     VehicleState,
-    domain,
     get_vehicle,
     need_engine_on,
     need_park,
@@ -46,7 +45,7 @@ def _doors(doors: list[Door] | None) -> list[str]:
     return list(DOORS) if not doors else [d for d in DOORS if d in doors]
 
 
-@domain.tool(produces=("vehicle_id",), read_only=True)
+@tool(produces=("vehicle_id",), read_only=True)
 def list_connected_vehicles(s: VehicleState, owner_name: str | None = None,
                             powertrain: Powertrain | None = None) -> list:
     """List the connected vehicles on the account with where they are and a one-line status.
@@ -71,7 +70,7 @@ def list_connected_vehicles(s: VehicleState, owner_name: str | None = None,
             if v.owner_id in names and (powertrain is None or v.powertrain == powertrain)]
 
 
-@domain.tool(consumes=("vehicle_id",), read_only=True)
+@tool(consumes=("vehicle_id",), read_only=True)
 def get_vehicle_status(s: VehicleState, vehicle_id: str) -> dict:
     """Get a vehicle's full live status: location, locks, windows, ignition, gear, speed, fuel or battery
     and range, tires, lights, climate, cruise control, navigation, charging, maintenance and alerts.
@@ -82,7 +81,7 @@ def get_vehicle_status(s: VehicleState, vehicle_id: str) -> dict:
     return status_view(s, get_vehicle(s, vehicle_id))
 
 
-@domain.tool(consumes=("vehicle_id",), establishes=("doors_locked",))
+@tool(consumes=("vehicle_id",), establishes=("doors_locked",))
 def lock_vehicle_doors(s: VehicleState, vehicle_id: str, doors: list[Door] | None = None) -> dict:
     """Lock some or all doors remotely. The trunk must be closed first.
 
@@ -103,7 +102,7 @@ def lock_vehicle_doors(s: VehicleState, vehicle_id: str, doors: list[Door] | Non
     return {"vehicle_id": vehicle_id, "locked_now": todo, "doors_locked": dict(v.doors_locked)}
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("vehicle_parked",), establishes=("doors_unlocked",))
+@tool(consumes=("vehicle_id",), requires=("vehicle_parked",), establishes=("doors_unlocked",))
 def unlock_vehicle_doors(s: VehicleState, vehicle_id: str, security_pin: Pin, doors: list[Door] | None = None
                          ) -> dict:
     """Unlock some or all doors remotely. Only while the vehicle is stopped in park; needs the owner's
@@ -129,7 +128,7 @@ def unlock_vehicle_doors(s: VehicleState, vehicle_id: str, security_pin: Pin, do
     return {"vehicle_id": vehicle_id, "unlocked_now": todo, "doors_locked": dict(v.doors_locked)}
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("vehicle_parked",),
+@tool(consumes=("vehicle_id",), requires=("vehicle_parked",),
              establishes=("engine_on", "accessory_power"))
 def start_engine(s: VehicleState, vehicle_id: str) -> dict:
     """Start the engine (EVs: switch to ready mode). Only in park, and only with fuel or charge left.
@@ -149,7 +148,7 @@ def start_engine(s: VehicleState, vehicle_id: str) -> dict:
     return {"vehicle_id": vehicle_id, "ignition": "on", "gear": v.gear, "range_km": range_km(v)}
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("engine_on", "vehicle_parked"), establishes=("engine_off", "accessory_power"))
+@tool(consumes=("vehicle_id",), requires=("engine_on", "vehicle_parked"), establishes=("engine_off", "accessory_power"))
 def stop_engine(s: VehicleState, vehicle_id: str, keep_accessory_power: bool = False) -> dict:
     """Stop the engine. Only when stopped in park. Active route guidance pauses; on combustion and hybrid
     vehicles the AC, defrost and seat heaters switch off with the engine.
@@ -171,7 +170,7 @@ def stop_engine(s: VehicleState, vehicle_id: str, keep_accessory_power: bool = F
     return {"vehicle_id": vehicle_id, "ignition": v.ignition, "gear": v.gear}
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("engine_on", "parking_brake_released"),
+@tool(consumes=("vehicle_id",), requires=("engine_on", "parking_brake_released"),
              establishes=("gear_drive", "vehicle_parked"))
 def shift_gear(s: VehicleState, vehicle_id: str, gear: Gear) -> dict:
     """Shift the transmission. Needs the engine running; park and reverse need the vehicle stopped; drive
@@ -209,7 +208,7 @@ def shift_gear(s: VehicleState, vehicle_id: str, gear: Gear) -> dict:
     return {"vehicle_id": vehicle_id, "gear": gear, "speed_kmh": v.speed_kmh}
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("engine_on",), establishes=("parking_brake_released",))
+@tool(consumes=("vehicle_id",), requires=("engine_on",), establishes=("parking_brake_released",))
 def set_parking_brake(s: VehicleState, vehicle_id: str, engaged: bool) -> dict:
     """Engage or release the electronic parking brake. It engages only when the vehicle is stopped and
     releases only with the engine running.
@@ -231,7 +230,7 @@ def set_parking_brake(s: VehicleState, vehicle_id: str, engaged: bool) -> dict:
     return {"vehicle_id": vehicle_id, "parking_brake_engaged": engaged}
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("engine_on", "gear_drive", "parking_brake_released"),
+@tool(consumes=("vehicle_id",), requires=("engine_on", "gear_drive", "parking_brake_released"),
              establishes=("vehicle_moving",))
 def set_vehicle_speed(s: VehicleState, vehicle_id: str, speed_kmh: Speed) -> dict:
     """Drive at a given speed (0 brings the vehicle to a stop). Needs the engine running, drive or reverse
@@ -262,7 +261,7 @@ def set_vehicle_speed(s: VehicleState, vehicle_id: str, speed_kmh: Speed) -> dic
             "cruise_control_cancelled": cancelled}
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("engine_on", "gear_drive", "vehicle_moving"))
+@tool(consumes=("vehicle_id",), requires=("engine_on", "gear_drive", "vehicle_moving"))
 def set_cruise_control(s: VehicleState, vehicle_id: str, enabled: bool,
                        target_speed_kmh: CruiseSpeed | None = None) -> dict:
     """Turn cruise control on (or change its set speed) or off. It engages only in drive at 40 km/h or

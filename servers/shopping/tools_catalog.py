@@ -6,14 +6,15 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from servers.kit import ToolError
-from servers.shopping.rules import domain, get_customer, get_product, today
+from servers.kit import Money, ToolError, today, tool
+from servers.shopping.rules import get_customer, get_product
 from servers.shopping.state import Category, ShoppingState, Wishlist, WishlistItem
 
-Price = Annotated[float, Field(ge=0, le=100_000)]
+Price = Annotated[Money, Field(le=100_000)]
+"""A price filter: money (at least 0.01, cents), at most the store's 100,000.00 ceiling."""
 
 
-@domain.tool(produces=("product_id",), read_only=True)
+@tool(produces=("product_id",), read_only=True)
 def search_catalog(s: ShoppingState, query: str | None = None, category: Category | None = None,
                    brand: str | None = None, min_price: Price | None = None, max_price: Price | None = None,
                    min_rating: Annotated[float, Field(ge=0, le=5)] | None = None, in_stock_only: bool = False,
@@ -69,7 +70,7 @@ def search_catalog(s: ShoppingState, query: str | None = None, category: Categor
     }
 
 
-@domain.tool(consumes=("product_id",), read_only=True)
+@tool(consumes=("product_id",), read_only=True)
 def get_catalog_product(s: ShoppingState, product_id: str) -> dict:
     """Get full details of one product: description, price, rating, stock (per size for sized items),
     per-order limit and whether it can be returned.
@@ -88,7 +89,7 @@ def get_catalog_product(s: ShoppingState, product_id: str) -> dict:
     }
 
 
-@domain.tool(consumes=("product_id",), read_only=True)
+@tool(consumes=("product_id",), read_only=True)
 def list_product_reviews(s: ShoppingState, product_id: str, min_stars: Annotated[int, Field(ge=1, le=5)] | None
                          = None, sort_by: Literal["newest", "highest", "lowest"] = "newest",
                          limit: Annotated[int, Field(ge=1, le=50)] = 10) -> dict:
@@ -119,7 +120,7 @@ def _wishlist_for_edit(s: ShoppingState, customer_id: str) -> Wishlist:
     return s.wishlists.edit(customer_id)
 
 
-@domain.tool(consumes=("customer_id",), produces=("product_id",), read_only=True)
+@tool(consumes=("customer_id",), produces=("product_id",), read_only=True)
 def view_wishlist(s: ShoppingState, customer_id: str) -> dict:
     """Show the products a customer saved for later, with current price and availability.
 
@@ -136,7 +137,7 @@ def view_wishlist(s: ShoppingState, customer_id: str) -> dict:
     return {"customer_id": customer_id, "items": items}
 
 
-@domain.tool(consumes=("customer_id", "product_id"), establishes=("product_in_wishlist",))
+@tool(consumes=("customer_id", "product_id"), establishes=("product_in_wishlist",))
 def add_to_wishlist(s: ShoppingState, customer_id: str, product_id: str) -> dict:
     """Save a product to a customer's wishlist (sold-out products can be saved too).
 
@@ -155,7 +156,7 @@ def add_to_wishlist(s: ShoppingState, customer_id: str, product_id: str) -> dict
     return {"customer_id": customer_id, "product_id": product_id, "wishlist_size": len(wishlist.items)}
 
 
-@domain.tool(consumes=("customer_id", "product_id"), requires=("product_in_wishlist",))
+@tool(consumes=("customer_id", "product_id"), requires=("product_in_wishlist",))
 def remove_from_wishlist(s: ShoppingState, customer_id: str, product_id: str) -> dict:
     """Remove a product from a customer's wishlist.
 

@@ -2,17 +2,19 @@
 
 A destination can be set any time (it is just a plan), but guidance starts only with the engine
 running, and a route can only be driven in drive with the parking brake released and enough range.
-Driving a route advances the world clock, so EVs charging elsewhere gain charge meanwhile.
+Driving a route moves the session clock on by the trip time, so EVs charging elsewhere gain charge
+meanwhile (the domain's ``on_time`` hook runs for the trip).
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Annotated
 
 from pydantic import Field
 
-from servers.kit import ToolError, new_id
-from servers.vehicle.cabin import KWH_PER_KM
+from servers.kit import ToolError, iso, new_id, tool
+from servers.kit.clock import advance
 from servers.vehicle.state import (
     Navigation,
     Place,
@@ -20,13 +22,12 @@ from servers.vehicle.state import (
     Trip,
     Vehicle,
     VehicleState,
-    advance_clock,
-    domain,
     eta_minutes,
     get_vehicle,
     navigation_view,
     need_engine_on,
     precondition,
+    progress_charging,
     range_km,
     road_distance_km,
 )
@@ -56,7 +57,7 @@ def _resolve_place(s: VehicleState, destination: str) -> Place:
                     field="destination", code="not_found")
 
 
-@domain.tool(produces=("place_id",), read_only=True)
+@tool(produces=("place_id",), read_only=True)
 def search_navigation_places(s: VehicleState, query: str | None = None, category: PlaceCategory | None = None,
                              vehicle_id: str | None = None, limit: Limit = 10) -> list:
     """Search the navigation system's known places by name and/or category. With a vehicle, results are
@@ -86,7 +87,7 @@ def search_navigation_places(s: VehicleState, query: str | None = None, category
     return rows[:limit]
 
 
-@domain.tool(consumes=("vehicle_id", "place_id"), establishes=("destination_set",))
+@tool(consumes=("vehicle_id", "place_id"), establishes=("destination_set",))
 def set_vehicle_destination(s: VehicleState, vehicle_id: str, destination: str) -> dict:
     """Set (or replace) the navigation destination and compute the route; works with the engine off.
     Active guidance reroutes to the new destination.
@@ -110,7 +111,7 @@ def set_vehicle_destination(s: VehicleState, vehicle_id: str, destination: str) 
     return out
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("engine_on", "destination_set"),
+@tool(consumes=("vehicle_id",), requires=("engine_on", "destination_set"),
              establishes=("navigation_active",))
 def start_route_guidance(s: VehicleState, vehicle_id: str) -> dict:
     """Start turn-by-turn guidance to the destination that is set. Needs the engine running.
@@ -129,7 +130,7 @@ def start_route_guidance(s: VehicleState, vehicle_id: str) -> dict:
     return {"vehicle_id": vehicle_id, **navigation_view(s, v)}
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("destination_set",))
+@tool(consumes=("vehicle_id",), requires=("destination_set",))
 def cancel_route_guidance(s: VehicleState, vehicle_id: str) -> dict:
     """Cancel the route: clear the destination and stop any active guidance.
 
@@ -144,19 +145,6 @@ def cancel_route_guidance(s: VehicleState, vehicle_id: str) -> dict:
     return {"vehicle_id": vehicle_id, "cancelled": cancelled, "navigation": navigation_view(s, s.vehicles[vehicle_id])}
 
 
-def _progress_charging(s: VehicleState, minutes: int, skip: str) -> None:
-    """Vehicles charging elsewhere gain charge while time passes; they stop at their charge limit."""
-    for other in list(s.vehicles.values()):
-        if other.vehicle_id == skip or other.charging is None or not other.charging.charging:
-            continue
-        o = s.vehicles.edit(other.vehicle_id)
-        assert o.charging is not None
-        gained = o.charging.charger_kw * minutes / 60 / (o.full_range_km * KWH_PER_KM) * 100
-        o.energy_percent = round(min(float(o.charging.charge_limit_percent), o.energy_percent + gained), 1)
-        if o.energy_percent >= o.charging.charge_limit_percent:
-            o.charging.charging = False
-
-
 def _arrive(v: Vehicle, dest: str, dist: float, used: float) -> None:
     v.odometer_km = round(v.odometer_km + dist, 1)
     v.energy_percent = round(max(0.0, v.energy_percent - used), 1)
@@ -168,7 +156,7 @@ def _arrive(v: Vehicle, dest: str, dist: float, used: float) -> None:
     v.navigation = Navigation()
 
 
-@domain.tool(consumes=("vehicle_id",), produces=("trip_id",),
+@tool(consumes=("vehicle_id",), produces=("trip_id",),
              requires=("engine_on", "gear_drive", "parking_brake_released", "navigation_active"))
 def drive_active_route(s: VehicleState, vehicle_id: str) -> dict:
     """Drive the active guided route to its destination. Needs guidance active, drive selected, the
@@ -196,11 +184,9 @@ def drive_active_route(s: VehicleState, vehicle_id: str) -> dict:
     minutes = eta_minutes(dist)
     used = round(dist / v.full_range_km * 100, 1)
     origin, dest = v.location_place_id, nav.destination_place_id
-    departed = s.clock.get().now
-    arrived = advance_clock(s, minutes)
+    departed, arrived = (iso(t) for t in advance(s, timedelta(minutes=minutes), progress_charging))
     v = s.vehicles.edit(vehicle_id)
     _arrive(v, dest, dist, used)
-    _progress_charging(s, minutes, vehicle_id)
     tid = new_id(s.counters, "TRP")
     s.trips.put(tid, Trip(tid, vehicle_id, origin, dest, dist, minutes, used, departed, arrived))
     return {"trip_id": tid, "vehicle_id": vehicle_id, "arrived_at_place": s.places[dest].name,

@@ -13,9 +13,10 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from servers.kit import ToolError
+from servers.kit import ToolError, now, tool
 from servers.vehicle.state import (
     DOORS,
+    KWH_PER_KM,
     MAX_FAN_SPEED,
     MAX_TEMP_C,
     MAX_TEMP_F,
@@ -24,29 +25,30 @@ from servers.vehicle.state import (
     Vehicle,
     VehicleState,
     climate_view,
-    domain,
+    end_session,
     get_vehicle,
     need_ev,
     need_park,
     need_power,
     precondition,
     range_km,
+    start_session,
 )
 
 FanSpeed = Annotated[int, Field(ge=0, le=MAX_FAN_SPEED)]
 SeatHeat = Annotated[int, Field(ge=0, le=3)]
 Percent = Annotated[int, Field(ge=0, le=100)]
 ChargeLimit = Annotated[int, Field(ge=50, le=100)]
+Temperature = Annotated[float, Field(ge=-60, le=140)]  # schema bound; the setpoint rule (16-30 C / 61-86 F) is ours
 WindowOrAll = Literal["driver", "front_passenger", "rear_left", "rear_right", "all"]
-KWH_PER_KM = 0.16  # battery size ≈ full range x average consumption
 
 
 def _climate_powered(v: Vehicle) -> bool:
     return v.ignition == "on" or (v.powertrain == "electric" and v.energy_percent > 0)
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("engine_on",))
-def set_cabin_climate(s: VehicleState, vehicle_id: str, temperature: float | None = None,
+@tool(consumes=("vehicle_id",), requires=("engine_on",))
+def set_cabin_climate(s: VehicleState, vehicle_id: str, temperature: Temperature | None = None,
                       unit: Literal["C", "F"] | None = None, fan_speed: FanSpeed | None = None,
                       ac_on: bool | None = None, defrost_front: bool | None = None,
                       defrost_rear: bool | None = None, driver_seat_heat: SeatHeat | None = None,
@@ -110,7 +112,7 @@ def set_cabin_climate(s: VehicleState, vehicle_id: str, temperature: float | Non
     return {"vehicle_id": vehicle_id, "climate": climate_view(v)}
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("accessory_power",))
+@tool(consumes=("vehicle_id",), requires=("accessory_power",))
 def set_vehicle_window(s: VehicleState, vehicle_id: str, window: WindowOrAll, open_percent: Percent
                        ) -> dict:
     """Open, vent or close a window (or all four). Needs accessory power: ignition in accessory or on.
@@ -133,7 +135,7 @@ def set_vehicle_window(s: VehicleState, vehicle_id: str, window: WindowOrAll, op
     return {"vehicle_id": vehicle_id, "windows_open_percent": dict(v.windows_open_percent)}
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("vehicle_parked", "doors_unlocked"),
+@tool(consumes=("vehicle_id",), requires=("vehicle_parked", "doors_unlocked"),
              establishes=("trunk_closed",))
 def operate_trunk(s: VehicleState, vehicle_id: str, action: Literal["open", "close"]) -> dict:
     """Open or close the power trunk / tailgate. Opening needs the vehicle in park and unlocked.
@@ -155,7 +157,7 @@ def operate_trunk(s: VehicleState, vehicle_id: str, action: Literal["open", "clo
     return {"vehicle_id": vehicle_id, "trunk_open": action == "open"}
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("accessory_power",))
+@tool(consumes=("vehicle_id",), requires=("accessory_power",))
 def set_vehicle_lights(s: VehicleState, vehicle_id: str, headlights: Literal["off", "on", "auto"] | None = None,
                        hazards_on: bool | None = None) -> dict:
     """Set the headlight mode and/or the hazard lights. Hazards work any time; headlights on or auto need
@@ -188,7 +190,7 @@ def minutes_to_limit(v: Vehicle) -> int:
     return max(0, math.ceil(kwh / v.charging.charger_kw * 60))
 
 
-@domain.tool(consumes=("vehicle_id",), requires=("electric_vehicle", "vehicle_parked", "plugged_in"))
+@tool(consumes=("vehicle_id",), requires=("electric_vehicle", "vehicle_parked", "plugged_in"))
 def control_ev_charging(s: VehicleState, vehicle_id: str, action: Literal["start", "stop", "release_cable"],
                         charge_limit_percent: ChargeLimit | None = None) -> dict:
     """Start or stop charging an electric vehicle, or release the charging cable lock so it can be
@@ -208,8 +210,7 @@ def control_ev_charging(s: VehicleState, vehicle_id: str, action: Literal["start
         if not ch.charging:
             raise ToolError(f"{vehicle_id} is not charging", field="action", code="illegal_state")
         v = s.vehicles.edit(vehicle_id)
-        assert v.charging is not None
-        v.charging.charging = False
+        end_session(v)
         return {"vehicle_id": vehicle_id, "charging": False, "battery_percent": v.energy_percent}
     if not ch.plugged_in:
         raise precondition(f"{vehicle_id} is not plugged in: connect the charging cable at a charger first")
@@ -229,7 +230,8 @@ def control_ev_charging(s: VehicleState, vehicle_id: str, action: Literal["start
                         f"{limit}%", field="charge_limit_percent", code="illegal_state")
     v = s.vehicles.edit(vehicle_id)
     assert v.charging is not None
-    v.charging.charging, v.charging.charge_limit_percent = True, limit
+    v.charging.charge_limit_percent = limit
+    start_session(v, now(s))
     return {"vehicle_id": vehicle_id, "charging": True, "battery_percent": v.energy_percent,
             "charge_limit_percent": limit, "charger_kw": v.charging.charger_kw,
             "estimated_minutes_to_limit": minutes_to_limit(v), "range_km": range_km(v)}
