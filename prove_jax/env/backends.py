@@ -109,7 +109,8 @@ class InProcessBackend:
         return self.runtime.table.openai_tools()
 
     def hidden_tools(self) -> list[str]:
-        return [n for n, s in self.runtime.table.specs.items() if not s.visible] + list(self.runtime.session_tools)
+        return [n for n, s in self.runtime.table.specs.items() if not s.visible] + [
+            *self.runtime.session_tools, self.runtime.clock_tool]
 
     async def pin(self, session_id: str, timeout_s: float) -> Any:
         return 0
