@@ -1,0 +1,3 @@
+from servers.kit.cli import main
+
+main("retail_chain")
