@@ -1,0 +1,5 @@
+"""``python -m servers.social_media --transport stdio|http``."""
+
+from servers.kit.cli import main
+
+main("social_media")
