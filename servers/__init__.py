@@ -24,7 +24,7 @@ PAPER_TOOL_COUNTS: dict[str, int] = {
 }
 """User-visible tools per domain in the paper (Table 2); 343 in total."""
 
-DOMAINS: tuple[str, ...] = ("banking", "calendar", "email", "filesystem", "shopping", "vehicle")
-"""Domains implemented so far (servers-1); the rest arrive with servers-2."""
+DOMAINS: tuple[str, ...] = tuple(PAPER_TOOL_COUNTS)
+"""Every served domain, in the paper's order (Table 2)."""
 
 assert sum(PAPER_TOOL_COUNTS.values()) == 343
