@@ -25,11 +25,10 @@ from typing import Any, TypeVar
 from servers.kit.clock import set_time
 from servers.kit.fake import REFERENCE_DATE, Seeds, make_seeds
 from servers.kit.state import State
-from servers.kit.tools import TOOL_MARK, ToolKind, ToolSpec, make_spec
+from servers.kit.tools import TOOL_MARK, ToolSpec
 
 OnTime = Callable[[Any, datetime, datetime], None]
 
-F = TypeVar("F", bound=Callable[..., Any])
 S = TypeVar("S", bound=State)
 
 _TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")  # what OpenAI-compatible function calling accepts
@@ -75,41 +74,6 @@ class Domain:
         if spec.name in self.tools:
             raise ValueError(f"duplicate tool {spec.name!r} in domain {self.name!r}")
         self.tools[spec.name] = spec
-
-    def tool(
-        self,
-        fn: F | None = None,
-        *,
-        name: str | None = None,
-        kind: ToolKind = "user",
-        produces: tuple[str, ...] = (),
-        consumes: tuple[str, ...] = (),
-        requires: tuple[str, ...] = (),
-        establishes: tuple[str, ...] = (),
-        read_only: bool = False,
-        tags: tuple[str, ...] = (),
-    ) -> Any:
-        """Register a tool. ``produces``/``consumes`` name entity-id types (``account_id``...);
-        ``requires`` names state preconditions (``engine_on``) and ``establishes`` the ones this tool
-        makes true — together they give synthesis the implicit (state) edges of the tool graph."""
-
-        def register(f: F) -> F:
-            spec = make_spec(
-                f, name=name, kind=kind, produces=produces, consumes=consumes,
-                requires=requires, establishes=establishes, read_only=read_only, tags=tags,
-            )
-            self._add(spec)
-            return f
-
-        return register(fn) if fn is not None else register
-
-    def discovery(self, fn: F | None = None, **kw: Any) -> Any:
-        """Register a read-only discovery tool (hidden from the model, used by synthesis)."""
-        return self.tool(fn, kind="discovery", **kw)
-
-    def helper(self, fn: F | None = None, **kw: Any) -> Any:
-        """Register a hidden helper/debug tool."""
-        return self.tool(fn, kind="helper", **kw)
 
     def new_world(self, seed: int) -> State:
         """Generate and seal the seed world for ``seed`` (deterministic)."""
