@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import servers
 from prove_jax.checkpoint import CheckpointConfig
 from prove_jax.env.view import ToolView
 from prove_jax.eval.indomain import EvalConfig
@@ -32,9 +33,7 @@ STAGES = ("synth", "tokenizer", "sft", "grpo", "eval", "export", "demo")
 class EnvConfig:
     """Where tool calls go: which servers, over which transport, with what limits."""
 
-    domains: list[str] = dataclasses.field(
-        default_factory=lambda: ["banking", "calendar", "email", "filesystem", "shopping", "vehicle"]
-    )
+    domains: list[str] = dataclasses.field(default_factory=lambda: list(servers.DOMAINS))  # all twenty
     backend: str = "inprocess"  # inprocess | inprocess-mcp | stdio | http
     n_procs: int = 1  # stdio: server processes per domain
     urls: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # http: domain -> URLs
