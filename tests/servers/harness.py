@@ -52,6 +52,23 @@ def record_smoke(domain: str, seed: int = 0) -> list[tuple[str, dict[str, Any]]]
     return calls
 
 
+def ok(rt: DomainRuntime, sid: str, seed: int, name: str, args: dict[str, Any]) -> Any:
+    out = rt.call(name, args, sid, seed)
+    assert not out.is_error, f"{name}({args}) failed: {out.text}"
+    return out.json()
+
+
+def fails(rt: DomainRuntime, sid: str, seed: int, name: str, args: dict[str, Any], *needles: str) -> str:
+    """The call is an error naming the rule/field, and the session state is exactly unchanged."""
+    before = snapshot(rt, sid, seed)
+    out = rt.call(name, args, sid, seed)
+    assert out.is_error, f"{name}({args}) unexpectedly succeeded: {out.text[:300]}"
+    for needle in needles:
+        assert needle in out.text, f"{needle!r} not in {out.text!r}"
+    assert snapshot(rt, sid, seed) == before, f"{name} changed state although it failed"
+    return out.text
+
+
 def direct_call(rt: DomainRuntime, session_id: str, seed: int, seen: set[str] | None = None) -> Call:
     """A scenario ``call`` on the kit's dispatcher that fails the test on any error result."""
 

@@ -12,7 +12,7 @@ import pytest
 from servers import PAPER_TOOL_COUNTS
 from servers.kit import DomainRuntime, snapshot_json
 from servers.team_chat import domain
-from tests.servers.harness import direct_call, snapshot
+from tests.servers.harness import direct_call, fails, ok, snapshot
 from tests.servers.scenarios.team_chat import smoke
 
 SEEDS = range(6)
@@ -26,23 +26,6 @@ def rt() -> DomainRuntime:
 
 def _sid() -> str:
     return f"team-chat-test-{next(_ids)}"
-
-
-def ok(rt: DomainRuntime, sid: str, seed: int, name: str, args: dict[str, Any]) -> Any:
-    out = rt.call(name, args, sid, seed)
-    assert not out.is_error, f"{name}({args}) failed: {out.text}"
-    return out.json()
-
-
-def fails(rt: DomainRuntime, sid: str, seed: int, name: str, args: dict[str, Any], *needles: str) -> str:
-    """The call is an error naming the rule/field, and the session state is exactly unchanged."""
-    before = snapshot(rt, sid, seed)
-    out = rt.call(name, args, sid, seed)
-    assert out.is_error, f"{name}({args}) unexpectedly succeeded: {out.text[:300]}"
-    for needle in needles:
-        assert needle in out.text, f"{needle!r} not in {out.text!r}"
-    assert snapshot(rt, sid, seed) == before, f"{name} changed state although it failed"
-    return out.text
 
 
 class World:

@@ -13,7 +13,7 @@ import pytest
 from servers import PAPER_TOOL_COUNTS
 from servers.kit import DomainRuntime, snapshot_json
 from servers.travel_booking import domain
-from tests.servers.harness import direct_call, snapshot
+from tests.servers.harness import direct_call, fails, ok, snapshot
 from tests.servers.scenarios.travel_booking import smoke
 
 SEEDS = range(6)
@@ -28,23 +28,6 @@ def rt() -> DomainRuntime:
 
 def _sid() -> str:
     return f"travel-test-{next(_ids)}"
-
-
-def ok(rt: DomainRuntime, sid: str, seed: int, name: str, args: dict[str, Any]) -> Any:
-    out = rt.call(name, args, sid, seed)
-    assert not out.is_error, f"{name}({args}) failed: {out.text}"
-    return out.json()
-
-
-def fails(rt: DomainRuntime, sid: str, seed: int, name: str, args: dict[str, Any], *needles: str) -> str:
-    """The call is an error naming the rule/field, and the session state is exactly unchanged."""
-    before = snapshot(rt, sid, seed)
-    out = rt.call(name, args, sid, seed)
-    assert out.is_error, f"{name}({args}) unexpectedly succeeded: {out.text[:300]}"
-    for needle in needles:
-        assert needle in out.text, f"{needle!r} not in {out.text!r}"
-    assert snapshot(rt, sid, seed) == before, f"{name} changed state although it failed"
-    return out.text
 
 
 def advance(rt: DomainRuntime, sid: str, seed: int, minutes: int) -> None:
@@ -587,28 +570,3 @@ def test_unique_values_cover_the_kit_cities(rt: DomainRuntime) -> None:
 
 
 # ---------------------------------------------------------------- (6) the intent bank for synthesis
-def test_intent_bank_covers_every_user_tool_in_its_own_words() -> None:
-    import inspect
-    import re
-
-    from data.intents import travel_booking as intents
-
-    slot = re.compile(r"\{(\w+)\}")
-
-    def runs(text: str) -> set[tuple[str, ...]]:
-        words = re.findall(r"[a-z0-9']+", text.lower())
-        return {tuple(words[i:i + 5]) for i in range(len(words) - 4)}
-
-    tools = {s.name: s for s in domain.user_tools}
-    assert set(intents.BANK) == set(tools)
-    for name, entry in intents.BANK.items():
-        params = set(inspect.signature(tools[name].fn).parameters) - {"s"}
-        assert len(entry["ask"]) >= 3 and len(entry["vague"]) >= 2, name
-        for phrase in entry["ask"] + entry["vague"]:
-            assert set(slot.findall(phrase)) <= params, (name, phrase)
-            assert not runs(phrase) & runs(tools[name].description), (name, phrase)
-    assert len(intents.GOALS) >= 6
-    for goal in intents.GOALS:
-        assert set(goal["tools"]) <= set(tools) and len(goal["tools"]) >= 2 and len(goal["ask"]) >= 2, goal
-        params = {p for t in goal["tools"] for p in inspect.signature(tools[t].fn).parameters}
-        assert all(set(slot.findall(a)) <= params for a in goal["ask"]), goal
