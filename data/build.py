@@ -62,9 +62,10 @@ def _setup(catalog: Catalog, graph: DependencyGraph, cfg: SynthConfig, worlds: l
     _WORKER.update(machine=machine, validator=validator, realiser=realiser)
 
 
-def _init_worker(cfg: SynthConfig, worlds: list[int], cache_dir: str | None, classifier_id: str | None) -> None:
+def _init_worker(cfg: SynthConfig, worlds: list[int], cache_dir: str | None, classifier_id: str | None,
+                 domains: tuple[str, ...] | None = None) -> None:
     """Worker start-up when the parent cannot fork safely: rebuild the machinery (graph from cache)."""
-    catalog = get_catalog()
+    catalog = get_catalog(domains)
     classifier = None
     if classifier_id and cfg.llm.enabled:
         from data.llm import LLMClassifier
@@ -134,15 +135,17 @@ def _run_slots(plans: list[SlotPlan], workers: int, progress: bool, desc: str,
 
 def build(out: Path | str, seed: int = 0, size: str = "tiny", *, workers: int | None = None,
           cache_dir: Path | str | None = None, overrides: list[str] | None = None, progress: bool = True,
-          cfg: SynthConfig | None = None) -> BuildResult:
-    """Run the pipeline; returns the card statistics and per-stage timings (never written to disk)."""
+          cfg: SynthConfig | None = None, domains: tuple[str, ...] | None = None) -> BuildResult:
+    """Run the pipeline over ``domains`` (default: every served domain); returns the card statistics
+    and per-stage timings (never written to disk)."""
     timings: Counter[str] = Counter()
     t_start = time.perf_counter()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     cfg = override(cfg or preset(size), overrides or [])
     workers = workers if workers is not None else min(2, os.cpu_count() or 1)
-    catalog = get_catalog()
+    domains = tuple(domains) if domains is not None else None
+    catalog = get_catalog(domains)
     timings["catalog"] = time.perf_counter() - t_start
     t = time.perf_counter()
     hits_before = CACHE_STATS["hits"]
@@ -159,7 +162,7 @@ def build(out: Path | str, seed: int = 0, size: str = "tiny", *, workers: int | 
     t = time.perf_counter()
     planner = Planner(catalog, graph, cfg, seed)
     _WORKER.clear()
-    init = (cfg, planner.worlds, str(cache_dir) if cache_dir else None, cid)
+    init = (cfg, planner.worlds, str(cache_dir) if cache_dir else None, cid, domains)
     timings["plan_setup"] = time.perf_counter() - t
 
     targets = cfg.targets()
@@ -232,6 +235,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--llm-model", default="")
     ap.add_argument("--llm-classifier", action="store_true", help="classify tool pairs with the LLM")
     ap.add_argument("--llm-teacher", action="store_true", help="paraphrase turns with the LLM")
+    ap.add_argument("--domains", default="", help="comma-separated domains (default: all twenty)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
     sets = list(args.set)
@@ -239,7 +243,7 @@ def main(argv: list[str] | None = None) -> None:
         sets += [f"llm.base_url={args.llm_base_url}", f"llm.model={args.llm_model}",
                  f"llm_classifier={str(args.llm_classifier).lower()}", f"llm_teacher={str(args.llm_teacher).lower()}"]
     res = build(args.out, args.seed, args.size, workers=args.workers, cache_dir=args.cache_dir, overrides=sets,
-                progress=not args.no_progress)
+                progress=not args.no_progress, domains=tuple(args.domains.split(",")) if args.domains else None)
     s = res.stats
     print(f"wrote {s['total']} examples to {res.out} ({', '.join(f'{k} {v}' for k, v in s['splits'].items())}); "
           f"{res.slots} slots, {res.timings['total']:.1f} s", file=sys.stderr)

@@ -254,15 +254,16 @@ def infer_establishers(tools: list[ToolInfo]) -> dict[str, tuple[str, ...]]:
     return {k: tuple(v) for k, v in out.items()}
 
 
-_CATALOG: Catalog | None = None
+_CATALOGS: dict[tuple[str, ...] | None, Catalog] = {}
 
 
-def get_catalog() -> Catalog:
-    """The process-wide catalog (building it derives every schema through the MCP SDK: ~1 s)."""
-    global _CATALOG
-    if _CATALOG is None:
-        _CATALOG = Catalog()
-    return _CATALOG
+def get_catalog(domains: tuple[str, ...] | None = None) -> Catalog:
+    """The process-wide catalog of ``domains`` (default: every served domain); building one derives
+    every schema through the MCP SDK (~1 s), so each is built once."""
+    key = tuple(domains) if domains is not None else None
+    if key not in _CATALOGS:
+        _CATALOGS[key] = Catalog(key)
+    return _CATALOGS[key]
 
 
 def stable_seed(*parts: Any) -> int:

@@ -140,6 +140,14 @@ class Machine:
         n_req = min(n_req, len(steps), self.cfg.max_turns - fixed_turns)
         others = [i for i in range(1, len(steps)) if i not in forced]
         cuts = sorted(forced | set(rng.sample(others, max(0, min(len(others), n_req - 1 - len(forced))))))
+        if wants_clar:
+            # The opening request withholds a value the user must give, so it has to reach the first
+            # step that takes one: later cuts only (a chain opening with a no-argument listing would
+            # otherwise always fall back to "complete" and skew the 60/20/20 mix).
+            first = next((st.index for st in steps for c in st.calls
+                          if any(s.kind == "user" and p in c.tool.required for p, s in c.sources.items())), None)
+            if first is not None:
+                cuts = [c for c in cuts if c > first or c in forced]
         bounds = [0, *cuts, len(steps)]
         segments = [steps[a:b] for a, b in itertools.pairwise(bounds)]
         clar = wants_clar and any(s.kind == "user" and p in c.tool.required

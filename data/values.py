@@ -297,7 +297,7 @@ def synth_value(name: str, prop: dict[str, Any], vc: ValueContext) -> Any:
     return synth_string(name, prop, vc)
 
 
-_TOKEN = re.compile(r"\\d|\\w|\[[^\]]+\]|\([^)]*\)[?*+]?|.")
+_TOKEN = re.compile(r"\\d|\\w|\\.|\[[^\]]+\]|\([^)]*\)[?*+]?|.")
 
 
 def _top_level_alternatives(body: str) -> list[str]:

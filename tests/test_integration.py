@@ -38,7 +38,10 @@ def examples(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     by_kind: dict[str, list[dict[str, Any]]] = {}
     for ex in rows:
         by_kind.setdefault(ex["kind"], []).append(ex)
-    return [ex for kind in sorted(by_kind) for ex in by_kind[kind][:: max(1, len(by_kind[kind]) // 12)][:12]]
+    picked = [ex for kind in sorted(by_kind) for ex in by_kind[kind][:: max(1, len(by_kind[kind]) // 12)][:12]]
+    # and at least one conversation with a designed failure (its call must come back as an error)
+    failing = next(ex for ex in by_kind["conversation"] if ex["meta"]["failure"])
+    return picked if failing in picked else [*picked, failing]
 
 
 def test_gold_policy_through_the_whole_stack(examples: list[dict[str, Any]]) -> None:

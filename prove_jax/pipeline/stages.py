@@ -44,7 +44,8 @@ def synth(run: Run) -> dict[str, Any]:
 
         t = time.perf_counter()
         res = build(run.data_dir, seed=cfg.data.seed, size=cfg.data.size,
-                    cfg=from_mapping(cfg.data.size, cfg.data.synth), progress=cfg.progress)
+                    cfg=from_mapping(cfg.data.size, cfg.data.synth), progress=cfg.progress,
+                    domains=tuple(cfg.env.domains))
         out = {"dir": str(run.data_dir), "examples": res.stats["total"], "splits": res.stats["splits"],
                "seconds": round(time.perf_counter() - t, 1)}
     else:

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-import servers
 from prove_jax.chat import ChatTokenizer, special_ids
 from prove_jax.engine import EngineConfig, Sampler
 from prove_jax.models import Model
@@ -23,7 +22,7 @@ ENGINE = EngineConfig(slots=4, max_len=1536, min_chunk=32, max_chunk=256, prefil
 
 @pytest.fixture(scope="session")
 def live() -> dict[str, Any]:
-    return asyncio.run(lib.live_data(servers.DOMAINS))
+    return asyncio.run(lib.live_data(lib.DOMAINS))
 
 
 @pytest.fixture(scope="session")

@@ -34,6 +34,12 @@ def template() -> Any:
     return get_template(FAMILY, enable_thinking=False)
 
 
+DOMAINS: tuple[str, ...] = ("banking", "calendar", "email", "filesystem", "shopping", "vehicle")
+"""The domains the engine and trainer tests drive. Their tiny shapes (a 1,536-token KV cache, a
+2k-token transcript cap, a 1M-parameter model) were sized on these six tool lists and results; all
+twenty domains are covered by tests/servers, tests/data and the integration test."""
+
+
 async def live_data(domains: tuple[str, ...]) -> dict[str, Any]:
     """Visible tools per domain and discovery results (seed 0) from in-process servers."""
     async with MCPPool.from_spec(domains, "inprocess") as pool:

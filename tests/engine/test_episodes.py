@@ -14,7 +14,6 @@ from typing import Any
 import numpy as np
 import pytest
 
-import servers
 from prove_jax.chat import Transcript
 from prove_jax.engine import Engine, Sampler, SamplingConfig
 from prove_jax.env import (
@@ -94,10 +93,10 @@ def test_random_model_episodes_on_all_domains(sampler: Sampler, model, live, tem
     the transcript's log-probs equal a teacher-forced forward, and an episode run alone (same
     seed) is token-for-token the same as inside the busy batch."""
     examples = lib.domain_examples(live)
-    assert {ex["servers"][0] for ex in examples} == set(servers.DOMAINS)
+    assert {ex["servers"][0] for ex in examples} == set(lib.DOMAINS)
 
     async def go(exs: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], Any]:
-        async with MCPPool.from_spec(servers.DOMAINS, "inprocess") as pool, \
+        async with MCPPool.from_spec(lib.DOMAINS, "inprocess") as pool, \
                 Engine(sampler, ENGINE, sampling=SAMPLING) as eng:
             out = await run_rollouts(eng, pool, exs, template, tokenizer, n_samples=1, config=EPISODE, seed=3)
             return out, eng.stats

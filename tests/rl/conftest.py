@@ -16,7 +16,6 @@ from typing import Any
 
 import pytest
 
-import servers
 from data.writer import SplitWriter
 from tests.engine import engine_testlib as lib
 
@@ -37,13 +36,13 @@ def base_overrides(run: Path) -> list[str]:
     """Launch overrides of every test run over the fixture directory (in-process servers)."""
     return [f"out_dir={run}", f"data.dir={run / 'data'}", f"tokenizer.dir={run / 'tokenizer'}",
             "model.family=qwen3", f"model.init={json.dumps(MODEL_INIT)}", "env.backend=inprocess",
-            f"env.domains={json.dumps(list(servers.DOMAINS))}", "view.mode=full", "progress=false",
+            f"env.domains={json.dumps(list(lib.DOMAINS))}", "view.mode=full", "progress=false",
             "engine.slots=8", "engine.max_chunk=256", "episode.max_tokens=2048", "engine.max_len=2048"]
 
 
 @pytest.fixture(scope="session")
 def live() -> dict[str, Any]:
-    return asyncio.run(lib.live_data(servers.DOMAINS))
+    return asyncio.run(lib.live_data(lib.DOMAINS))
 
 
 @pytest.fixture(scope="session")

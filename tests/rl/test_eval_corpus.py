@@ -6,7 +6,6 @@ import asyncio
 import json
 from typing import Any
 
-import servers
 from prove_jax.chat import get_template
 from prove_jax.env import MCPPool
 from prove_jax.env.corpus import tokenizer_corpus
@@ -44,7 +43,7 @@ def test_tokenizer_corpus_contains_live_results_and_control_tokens() -> None:
     async def go() -> tuple[list[str], dict[str, Any]]:
         live = await lib.live_data(("banking", "vehicle"))
         exs = lib.gold_examples(live)
-        async with MCPPool.from_spec(servers.DOMAINS, "inprocess") as pool:
+        async with MCPPool.from_spec(lib.DOMAINS, "inprocess") as pool:
             texts = await tokenizer_corpus(exs, pool, get_template("qwen3", enable_thinking=False))
         return texts, live
 
