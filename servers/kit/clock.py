@@ -12,12 +12,15 @@ Domains read the time with :func:`now` / :func:`today` and never keep their own 
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from datetime import date, datetime, timedelta
 from typing import Any
 
 from servers.kit.state import CLOCK_FIELD, SessionClock, State
 
 CALL_STEP = timedelta(minutes=1)
+ON_TIME: ContextVar[Any] = ContextVar("on_time", default=None)
+"""The running domain's ``on_time`` hook, set by the kit around every call (see :func:`spend`)."""
 MAX_ADVANCE = timedelta(days=366)
 
 
@@ -43,3 +46,9 @@ def advance(s: State, step: timedelta, on_time: Any = None) -> tuple[datetime, d
     if on_time is not None:
         on_time(s, before, after)
     return before, after
+
+
+def spend(s: State, step: timedelta) -> tuple[datetime, datetime]:
+    """A tool that takes time (a drive, a wait) moves the clock on, and the domain's scheduled work
+    happens on the way, exactly as if the time had passed between calls."""
+    return advance(s, step, ON_TIME.get())

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 from jsonschema import Draft202012Validator
 from mcp.server.mcpserver.tools.base import Tool as SDKTool
 
-from servers.kit.clock import CALL_STEP, MAX_ADVANCE, advance, now
+from servers.kit.clock import CALL_STEP, MAX_ADVANCE, ON_TIME, advance, now
 from servers.kit.domain import Domain
 from servers.kit.hardening import InputError, clean_message, conform, publish_bounds, screen, short
 from servers.kit.state import State, diff_snapshots, to_jsonable
@@ -320,6 +320,7 @@ class DomainRuntime:
 
     def _run(self, spec: ToolSpec, state: State, args: dict[str, Any]) -> ToolOutcome:
         state.begin()
+        hook = ON_TIME.set(self.domain.on_time)
         try:
             if spec.kind == "user":
                 advance(state, CALL_STEP, self.domain.on_time)
@@ -336,5 +337,7 @@ class DomainRuntime:
             log.exception("tool %s crashed", spec.name)  # details go to the server's log, never to the client
             return ToolOutcome(f"{spec.name}: internal error ({type(exc).__name__}); the call was rolled back",
                                is_error=True)
+        finally:
+            ON_TIME.reset(hook)
         state.commit()
         return ToolOutcome(text)

@@ -14,7 +14,7 @@ from typing import Annotated
 from pydantic import Field
 
 from servers.kit import ToolError, iso, new_id, tool
-from servers.kit.clock import advance
+from servers.kit.clock import spend
 from servers.vehicle.state import (
     Navigation,
     Place,
@@ -27,7 +27,6 @@ from servers.vehicle.state import (
     navigation_view,
     need_engine_on,
     precondition,
-    progress_charging,
     range_km,
     road_distance_km,
 )
@@ -184,7 +183,7 @@ def drive_active_route(s: VehicleState, vehicle_id: str) -> dict:
     minutes = eta_minutes(dist)
     used = round(dist / v.full_range_km * 100, 1)
     origin, dest = v.location_place_id, nav.destination_place_id
-    departed, arrived = (iso(t) for t in advance(s, timedelta(minutes=minutes), progress_charging))
+    departed, arrived = (iso(t) for t in spend(s, timedelta(minutes=minutes)))
     v = s.vehicles.edit(vehicle_id)
     _arrive(v, dest, dist, used)
     tid = new_id(s.counters, "TRP")

@@ -140,3 +140,25 @@ def test_replaying_the_same_calls_gives_the_same_times_and_states(rt: DomainRunt
         runs.append((texts, rt.call("parcels_session_snapshot", {}, sid, 0).text, _now(rt, sid)))
     assert runs[0] == runs[1]
     assert '"delivered"' in runs[0][1]
+
+
+def test_a_tool_that_spends_time_runs_the_domains_scheduled_work() -> None:
+    """``spend`` inside a tool: the same hook as between calls, the same end state as advancing."""
+    from servers.kit.clock import spend
+
+    @tool
+    def wait_for_parcels(s: ParcelState, hours: Annotated[int, Field(ge=1, le=48)]) -> dict:
+        """Wait a while.
+
+        Args:
+            hours: How long.
+        """
+        before, after = spend(s, timedelta(hours=hours))
+        return {"from": iso(before), "to": iso(after)}
+
+    waiting = Domain("parcels", ParcelState, _gen, modules=(sys.modules[__name__],), on_time=_progress)
+    waiting._add(wait_for_parcels.__prove_tool__)  # type: ignore[attr-defined]
+    rt = DomainRuntime(waiting)
+    rt.call("order_parcel", {"hours": 2}, "w", 0)
+    assert not rt.call("wait_for_parcels", {"hours": 3}, "w", 0).is_error
+    assert rt.call("parcel_list", {}, "w", 0).json()[0]["status"] == "shipped"
