@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import servers
 from data.build import build
 from data.catalog import get_catalog
 from data.config import preset
@@ -35,6 +36,8 @@ def test_exact_mix_unique_ids_and_record_shape(examples: list[dict[str, Any]]) -
     ids = [ex["id"] for ex in examples]
     assert len(set(ids)) == len(ids) == cfg.total
     catalog = get_catalog()
+    assert set(catalog.domains) == set(servers.DOMAINS)
+    assert {s for ex in examples for s in ex["servers"]} == set(servers.DOMAINS)  # the tiny build spans all 20
     for ex in examples:
         assert ex["servers"] and all(s in catalog.domains for s in ex["servers"])
         assert isinstance(ex["seed"], int)
