@@ -7,7 +7,7 @@ import re
 import pytest
 from jsonschema import Draft202012Validator
 
-from servers import PAPER_TOOL_COUNTS
+from servers import DOMAINS, PAPER_TOOL_COUNTS
 from tests.servers.harness import ALL_DOMAINS, runtime
 
 NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -23,6 +23,11 @@ def test_user_tool_count_matches_paper(domain: str) -> None:
 def test_domain_has_discovery_tools(domain: str) -> None:
     kinds = [s.kind for s in runtime(domain).table.specs.values()]
     assert kinds.count("discovery") >= 2
+
+
+def test_all_twenty_paper_domains_are_served_with_343_tools() -> None:
+    assert set(DOMAINS) == set(PAPER_TOOL_COUNTS) and len(DOMAINS) == 20
+    assert sum(len(runtime(d).table.openai_tools()) for d in DOMAINS) == 343
 
 
 def test_tool_totals_match_the_paper() -> None:
