@@ -69,6 +69,11 @@ def fails(rt: DomainRuntime, sid: str, seed: int, name: str, args: dict[str, Any
     return out.text
 
 
+def advance(rt: DomainRuntime, sid: str, seed: int, minutes: int) -> None:
+    """Move one session's clock on through the hidden ``<domain>_session_advance_clock`` helper."""
+    ok(rt, sid, seed, rt.clock_tool, {"minutes": minutes})
+
+
 def direct_call(rt: DomainRuntime, session_id: str, seed: int, seen: set[str] | None = None) -> Call:
     """A scenario ``call`` on the kit's dispatcher that fails the test on any error result."""
 

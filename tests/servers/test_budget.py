@@ -16,7 +16,7 @@ from servers.budget import domain
 from servers.kit import DomainRuntime, snapshot_json
 from servers.payments import domain as payments_domain
 from servers.payments.world import household, seed_invoices
-from tests.servers.harness import direct_call, fails, ok, snapshot
+from tests.servers.harness import advance, direct_call, fails, ok, snapshot
 from tests.servers.scenarios.budget import smoke
 
 SEEDS = range(6)
@@ -35,10 +35,6 @@ def _sid() -> str:
 
 def snap(rt: DomainRuntime, sid: str, seed: int) -> dict[str, Any]:
     return json.loads(snapshot(rt, sid, seed))
-
-
-def advance(rt: DomainRuntime, sid: str, seed: int, minutes: int) -> None:
-    ok(rt, sid, seed, "budget_session_advance_clock", {"minutes": minutes})
 
 
 class Home:

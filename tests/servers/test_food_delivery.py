@@ -17,7 +17,7 @@ from servers.kit import DomainRuntime, snapshot_json
 from servers.kit.geo import CITIES
 from servers.maps import domain as maps_domain
 from servers.maps.geography import seed_geography
-from tests.servers.harness import direct_call, fails, ok, snapshot
+from tests.servers.harness import advance, direct_call, fails, ok, snapshot
 from tests.servers.scenarios.food_delivery import smoke
 
 SEEDS = range(6)
@@ -68,10 +68,6 @@ def open_near(rt: DomainRuntime, sid: str, seed: int, c: dict[str, Any]) -> dict
 def fresh_customer(rows: list[dict[str, Any]], skip: int = 0) -> dict[str, Any]:
     return [c for c in rows if not any(o["status"] not in ("delivered", "cancelled") for o in c["orders"])
             and c["cart_restaurant_id"] is None][skip]
-
-
-def advance(rt: DomainRuntime, sid: str, seed: int, minutes: int) -> None:
-    ok(rt, sid, seed, "food_delivery_session_advance_clock", {"minutes": minutes})
 
 
 # ---------------------------------------------------------------- (1) tool count, (2) smoke coverage

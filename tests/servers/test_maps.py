@@ -16,7 +16,7 @@ from servers.kit import DomainRuntime, snapshot_json
 from servers.kit.geo import CITIES
 from servers.maps import domain
 from servers.maps.geography import seed_geography
-from tests.servers.harness import direct_call, fails, ok, snapshot
+from tests.servers.harness import advance, direct_call, fails, ok, snapshot
 from tests.servers.scenarios.maps import smoke
 
 SEEDS = range(6)
@@ -38,10 +38,6 @@ def places(rt: DomainRuntime, sid: str, seed: int, **filters: Any) -> list[dict[
 
 def account(rt: DomainRuntime, sid: str, seed: int) -> dict[str, Any]:
     return ok(rt, sid, seed, "maps_get_account", {})
-
-
-def advance(rt: DomainRuntime, sid: str, seed: int, minutes: int) -> None:
-    ok(rt, sid, seed, "maps_session_advance_clock", {"minutes": minutes})
 
 
 # ---------------------------------------------------------------- (1) tool count, (2) smoke coverage

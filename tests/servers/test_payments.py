@@ -14,7 +14,7 @@ from servers import PAPER_TOOL_COUNTS
 from servers.kit import DomainRuntime, snapshot_json
 from servers.payments import domain
 from servers.payments.world import seed_invoices
-from tests.servers.harness import direct_call, fails, ok, snapshot
+from tests.servers.harness import advance, direct_call, fails, ok, snapshot
 from tests.servers.scenarios.payments import smoke
 
 SEEDS = range(6)
@@ -33,10 +33,6 @@ def _sid() -> str:
 
 def snap(rt: DomainRuntime, sid: str, seed: int) -> dict[str, Any]:
     return json.loads(snapshot(rt, sid, seed))
-
-
-def advance(rt: DomainRuntime, sid: str, seed: int, minutes: int) -> None:
-    ok(rt, sid, seed, "payments_session_advance_clock", {"minutes": minutes})
 
 
 class World:

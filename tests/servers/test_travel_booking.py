@@ -13,7 +13,7 @@ import pytest
 from servers import PAPER_TOOL_COUNTS
 from servers.kit import DomainRuntime, snapshot_json
 from servers.travel_booking import domain
-from tests.servers.harness import direct_call, fails, ok, snapshot
+from tests.servers.harness import advance, direct_call, fails, ok, snapshot
 from tests.servers.scenarios.travel_booking import smoke
 
 SEEDS = range(6)
@@ -28,10 +28,6 @@ def rt() -> DomainRuntime:
 
 def _sid() -> str:
     return f"travel-test-{next(_ids)}"
-
-
-def advance(rt: DomainRuntime, sid: str, seed: int, minutes: int) -> None:
-    ok(rt, sid, seed, CLOCK, {"minutes": minutes})
 
 
 def bookings(rt: DomainRuntime, sid: str, seed: int, status: str | None = None) -> dict[str, Any]:
