@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+SELF: tuple[str, ...] = ("owner_rep_id",)
+SPOKEN: tuple[str, ...] = ()
+
 BANK: dict[str, dict[str, list[str]]] = {
     "search_crm_contacts": {
         "ask": [

@@ -3,6 +3,9 @@ problems afterwards."""
 
 from __future__ import annotations
 
+SELF: tuple[str, ...] = ("customer_id",)
+SPOKEN: tuple[str, ...] = ("order_id",)
+
 BANK: dict[str, dict[str, list[str]]] = {
     "search_food_restaurants": {
         "ask": ["what {cuisine} places deliver to {delivery_address_id}?",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+SELF: tuple[str, ...] = ()
+SPOKEN: tuple[str, ...] = ("issue_key", "project_key")
+
 BANK: dict[str, dict[str, list[str]]] = {
     "list_tracker_projects": {
         "ask": [

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+SELF: tuple[str, ...] = ()
+SPOKEN: tuple[str, ...] = ()
+
 BANK: dict[str, dict[str, list[str]]] = {
     "geocode_address": {
         "ask": ["find {address} on the map for me", "where exactly is {address}?",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+SELF: tuple[str, ...] = ()
+SPOKEN: tuple[str, ...] = ("order_id",)
+
 BANK: dict[str, dict[str, list[str]]] = {
     "search_marketplace_listings": {
         "ask": [

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+SELF: tuple[str, ...] = ("merchant_id",)
+SPOKEN: tuple[str, ...] = ("invoice_id",)
+
 BANK: dict[str, dict[str, list[str]]] = {
     "list_payment_customers": {
         "ask": ["look up {name} in my customer list", "who do I have on file with the email {email}",

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+SELF: tuple[str, ...] = ()
+SPOKEN: tuple[str, ...] = ("sku", "reservation_id")
+
 BANK: dict[str, dict[str, list[str]]] = {
     "find_retail_stores": {
         "ask": [

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+SELF: tuple[str, ...] = ("account",)
+SPOKEN: tuple[str, ...] = ()
+
 BANK: dict[str, dict[str, list[str]]] = {
     "list_social_user_posts": {
         "ask": [

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+SELF: tuple[str, ...] = ()
+SPOKEN: tuple[str, ...] = ()
+
 BANK: dict[str, dict[str, list[str]]] = {
     "list_chat_channels": {
         "ask": [

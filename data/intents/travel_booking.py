@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+SELF: tuple[str, ...] = ()
+SPOKEN: tuple[str, ...] = ("booking_id", "reservation_id")
+
 BANK: dict[str, dict[str, list[str]]] = {
     "search_flights": {
         "ask": [

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+SELF: tuple[str, ...] = ()
+SPOKEN: tuple[str, ...] = ("meeting_id",)
+
 BANK: dict[str, dict[str, list[str]]] = {
     "schedule_video_meeting": {
         "ask": [
