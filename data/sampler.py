@@ -197,6 +197,16 @@ class FullContext:
                         self._by_id.setdefault(str(row.id), row)
         return self._by_id.get(str(value))
 
+    def resolve(self, t: str, key: str, label: Any, scope: tuple[str, ...] | list[str] = ()) -> set[str]:
+        """Ids of type ``t`` whose own ``key`` field equals ``label`` (case-insensitive): within
+        ``scope`` (rows related to those ids: the customer whose accounts were listed) when any row
+        there matches, else across the whole domain. A label singles out an entity iff this is one id."""
+        want = str(label).casefold()
+        hits = [r for r in self.rows.get(t, []) if not r.ref and isinstance(r.fields.get(key), str | int)
+                and str(r.fields[key]).casefold() == want]
+        scoped = [r for r in hits if set(scope) & r.related] if scope else []
+        return {str(r.id) for r in (scoped or hits)}
+
     def supported(self, t: str) -> list[Row]:
         """Rows of type ``t`` referenced at least as often as the type's median entity."""
         rows = self.rows.get(t, [])

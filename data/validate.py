@@ -6,6 +6,11 @@
   ``expect_error`` counts as an error only if it *succeeds*. Drop when the error rate exceeds 30 %;
   with ``strict`` (the programmatic teacher, which executed every call while writing the example)
   any unexpected error drops it, because it means the example is not reproducible.
+* **Effect** — a writing gold call (not read-only, not a designed failure) that leaves the state
+  exactly as it was (a ``replace_in_file`` with 0 replacements, a setting set to its own value) is a
+  no-op: the example teaches a call that does nothing, so it is dropped.
+* **Labels** — every entity label a user turn shows (``meta.mentions``) must single out exactly the
+  gold id among the entities the domain's discovery tools list (:func:`data.quality.resolve_mention`).
 * **Provenance** — a sensitive argument (``x-sensitive`` in the schema: PINs, passwords, card
   numbers) must appear verbatim in an earlier-or-current user turn or in an earlier tool output.
 * **Grounding** — every entity id a user turn mentions exists in the initial state of the servers.
@@ -25,6 +30,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from data.catalog import Catalog
+from data.sampler import LiveStateSampler
 
 ID_TOKEN = re.compile(r"(?<![\w/.-])[A-Z]{2,6}-[A-Z0-9]+(?:-[A-Z0-9]+)*(?![\w-])")
 
@@ -36,6 +42,8 @@ class Replay:
     exec_errors: int = 0
     unexpected: list[str] = field(default_factory=list)
     outputs: list[tuple[int, str]] = field(default_factory=list)  # (turn, output text) in call order
+    writes: int = 0  # writing calls whose effect was checked
+    noops: list[str] = field(default_factory=list)  # those that changed nothing
 
     @property
     def error_rate(self) -> float:
@@ -45,8 +53,10 @@ class Replay:
 class Validator:
     """Checks one finished example against live servers."""
 
-    def __init__(self, catalog: Catalog, *, max_error_rate: float = 0.3, strict: bool = True) -> None:
+    def __init__(self, catalog: Catalog, *, max_error_rate: float = 0.3, strict: bool = True,
+                 sampler: LiveStateSampler | None = None) -> None:
         self.catalog = catalog
+        self.sampler = sampler
         self.max_error_rate = max_error_rate
         self.strict = strict
         self._snapshots: dict[tuple[str, int], str] = {}
@@ -60,7 +70,7 @@ class Validator:
             self.catalog.close(domain, session, seed)
         return self._snapshots[key]
 
-    def replay(self, ex: dict[str, Any], tag: str) -> Replay:
+    def replay(self, ex: dict[str, Any], tag: str, check_effects: bool = True) -> Replay:
         visible = {t["function"]["name"]: t["function"]["parameters"] for t in ex["tools"]}
         seed = ex["seed"]
         sessions = {d: f"replay:{tag}:{d}" for d in ex["servers"]}
@@ -84,11 +94,18 @@ class Validator:
                         out.exec_errors += 1
                         out.unexpected.append(f"server_not_opened:{name}")
                         continue
+                    tool = self.catalog.tools[name]
+                    effect = check_effects and not tool.read_only and not call.get("expect_error")
+                    before = self.catalog.state(domain, sessions[domain], seed) if effect else None
                     text, err = self.catalog.call(domain, name, args, sessions[domain], seed)
                     out.outputs.append((ti, text))
                     if err != bool(call.get("expect_error")):
                         out.exec_errors += 1
                         out.unexpected.append(f"{'error' if err else 'unexpected_success'}:{name}")
+                    elif effect:
+                        out.writes += 1
+                        if self.catalog.state(domain, sessions[domain], seed) == before:
+                            out.noops.append(name)
         finally:
             for d, s in sessions.items():
                 self.catalog.close(d, s, seed)
@@ -120,6 +137,14 @@ class Validator:
                         outputs_before.append(nxt[1])
         return bad
 
+    def unresolved_labels(self, ex: dict[str, Any]) -> list[str]:
+        """Labels shown to the user that do not single out their gold id (see ``data.quality``)."""
+        from data.quality import resolve_mention
+
+        assert self.sampler is not None
+        return [m["label"] for m in ex["meta"].get("mentions", [])
+                if not resolve_mention(self.sampler, ex["seed"], m)]
+
     def ungrounded_ids(self, ex: dict[str, Any]) -> list[str]:
         domains = sorted(set(ex["servers"]) | set(ex.get("meta", {}).get("source_domains", [])))
         state = " ".join(self.snapshot(d, ex["seed"]) for d in domains)
@@ -132,6 +157,10 @@ class Validator:
             return "replay_error_rate"
         if self.strict and rep.unexpected:
             return "replay_unexpected_error"
+        if rep.noops:
+            return "noop_gold_call"
+        if self.sampler is not None and self.unresolved_labels(ex):
+            return "ambiguous_label"
         if self.provenance(ex, rep):
             return "provenance_sensitive"
         if self.ungrounded_ids(ex):
