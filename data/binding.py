@@ -20,8 +20,9 @@ from faker import Faker
 from data.catalog import Catalog, ToolInfo, compatible, words
 from data.config import SynthConfig
 from data.graph import EXPLICIT, DependencyGraph
-from data.model import Call, Source, Step, is_empty, summarise_output
+from data.model import Call, Source, Step, is_empty
 from data.sampler import LiveStateSampler, Row, SamplingContext
+from data.speech import describe
 from data.values import ValueContext, synth_string, synth_value
 from servers.kit import REFERENCE_DATE
 
@@ -37,6 +38,15 @@ class _Cand:
     item: dict[str, Any]
     siblings: list[Any]
     index: int
+    key: str = ""
+
+    @property
+    def own(self) -> bool:
+        """Is the value the item's own id (a listing's ``listing_id``), not a reference it carries (its
+        ``seller``)? Only then do the item's name fields describe the entity."""
+        first = next((k for k, v in self.item.items() if isinstance(v, str | int) and not isinstance(v, bool)
+                      and (k.endswith(("_id", "_key")) or k in ("id", "key", "path", "code", "symbol", "sku"))), None)
+        return first is None or first == self.key
 
 
 @dataclass
@@ -53,6 +63,8 @@ class Run:
     focus: dict[str, set[str]] = field(default_factory=dict)  # per server: ids are only related within one
     rows: list[Row] = field(default_factory=list)
     user_values: dict[str, set[str]] = field(default_factory=dict)  # per server: said by the user, no lookup
+    looked_up: set[str] = field(default_factory=set)  # entity types a support lookup was inserted for
+    selves: dict[tuple[str, str], Any] = field(default_factory=dict)  # (domain, SELF parameter) -> the user
 
     def focus_of(self, domain: str) -> set[str]:
         return self.focus.setdefault(domain, set())
@@ -116,18 +128,29 @@ def subkind_ok(item: dict[str, Any], t: str) -> bool:
     return not isinstance(kind, str) or kind.lower() == tw[0] or tw[0] not in ("file", "directory")
 
 
-def unique_label(item: dict[str, Any], siblings: list[Any], skip: Any) -> tuple[str, str] | None:
-    """A (key, value) of ``item`` no sibling shares: how a user can single it out of a list."""
+SPOKEN_KEYS = ("last4", "topic", "merchant", "sender_name", "store_name", "hotel_name", "flight_number", "username",
+               "email", "city", "room", "channel")
+"""Besides :data:`data.sampler.LABEL_KEYS`, fields people single an item out by ("the card ending in 4821").
+Never a secret (PIN, key) nor a status word that reads as a category."""
+
+
+def unique_labels(item: dict[str, Any], siblings: list[Any], skip: Any) -> list[tuple[str, str]]:
+    """Every (key, value) of ``item`` no sibling shares, best first: how a user can single it out of a list."""
     from data.sampler import LABEL_KEYS
 
-    keys = [k for k in LABEL_KEYS if k in item] + [k for k in item if k not in LABEL_KEYS]
-    for k in keys:
+    out = []
+    for k in [k for k in (*LABEL_KEYS, *SPOKEN_KEYS) if k in item]:
         v = item.get(k)
         if not isinstance(v, str) or not v or v == skip or len(v) > 70 or re.match(r"^[A-Z]{2,6}-", v):
             continue
         if sum(1 for s in siblings if isinstance(s, dict) and s.get(k) == v) == 1:
-            return k, v
-    return None
+            out.append((k, v))
+    return out
+
+
+def unique_label(item: dict[str, Any], siblings: list[Any], skip: Any) -> tuple[str, str] | None:
+    labels = unique_labels(item, siblings, skip)
+    return labels[0] if labels else None
 
 
 class Binder:
@@ -175,6 +198,8 @@ class Binder:
             t = tool.param_types.get(p) or self._prefix_type(prop, ctx)
             if fixed is not None:
                 self._bind_fixed(run, tool, p, t, fixed[p], args, sources)
+            elif (tool.domain, p) in run.selves and not isinstance(run.selves[(tool.domain, p)], list):
+                self._bind_fixed(run, tool, p, t, run.selves[(tool.domain, p)], args, sources)  # one signed-in user
             elif pinned and t in pinned and prop.get("type") != "array":
                 self._bind_fixed(run, tool, p, t, pinned[t], args, sources)
             elif t is not None and self._is_creation(tool, p, t, rng):
@@ -200,8 +225,7 @@ class Binder:
         if t is not None and str(value) not in run.said(tool.domain):  # what the user said stays theirs
             for c in self._tool_cands(run, t, set()):
                 if c.value == value:
-                    label = unique_label(c.item, c.siblings, c.value) if len(c.siblings) > 1 else None
-                    sources[p] = Source("tool", step=c.step, label=label, ordinal=c.index, list_len=len(c.siblings))
+                    sources[p] = self._cand_source(run, tool.domain, c)
                     return
         row = run.index[tool.domain].get(value) if isinstance(value, str | int) else None
         sources[p] = Source("user", row=row, new=row is None and p in tool.sensitive)
@@ -214,7 +238,7 @@ class Binder:
                 c = prev.calls[0]
                 edge = self.graph.edge(c.tool.name, tool.name)
                 if c.tool.domain != tool.domain and edge and edge.get("via") == "text" and c.output is not None:
-                    text = f"{c.tool.summary}: {summarise_output(c.tool, c.output)}"
+                    text = describe(c.tool, c.output)
                     args[p], sources[p] = text[: prop.get("maxLength", 2000)], Source("tool", step=prev.index)
                     return
         value = None
@@ -259,6 +283,21 @@ class Binder:
         items = prop.get("type") == "array"
         return [f"{parent}/{name}"] if items else f"{parent}/{name}"
 
+    def _cand_source(self, run: Run, domain: str, c: _Cand) -> Source:
+        """Where a value read off an earlier output comes from. A user singles an item out of a list
+        by a label no sibling shares, and only for entities of the initial world (labels are checked
+        against discovery, which knows nothing the conversation created); ``scope`` keeps the ids
+        the listing was given (the customer whose accounts these are)."""
+        call = run.steps[c.step].calls[0]
+        scope = tuple(str(v) for q, v in call.args.items() if q in call.tool.param_types and isinstance(v, str | int))
+        label = None
+        if len(c.siblings) > 1 and c.own and c.value in run.index[domain]:
+            full = self.sampler.full(domain, run.seed)
+            t = run.index[domain][c.value].type
+            label = next((kv for kv in unique_labels(c.item, c.siblings, c.value)
+                          if full.resolve(t, kv[0], kv[1], scope) == {str(c.value)}), None)
+        return Source("tool", step=c.step, label=label, ordinal=c.index, list_len=len(c.siblings), scope=scope)
+
     def _tool_cands(self, run: Run, t: str, used: set[str]) -> list[_Cand]:
         out: list[_Cand] = []
         for step in reversed(run.steps):
@@ -270,7 +309,7 @@ class Binder:
                     for k, v in item.items():  # undeclared outputs count only under the exact type name
                         if (k == t or (declared and key_matches(k, t))) and isinstance(v, str | int) and v != "" \
                                 and str(v) not in used and subkind_ok(item, t):
-                            out.append(_Cand(step.index, v, item, siblings, idx))
+                            out.append(_Cand(step.index, v, item, siblings, idx, k))
         return out
 
     def _bind_entity(self, run: Run, tool: ToolInfo, p: str, t: str, prop: dict[str, Any], chosen: list[str],
@@ -281,20 +320,19 @@ class Binder:
         used = {str(v) for q, v in args.items() if tool.param_types.get(q) == t for v in (v if isinstance(v, list) else [v])}
         cands = [c for c in self._tool_cands(run, t, used) if repr(c.value) not in bad and repr([c.value]) not in bad
                  and str(c.value) not in run.said(tool.domain)]
-        if cands and rng.random() < 0.9:
+        if cands and (t in run.looked_up or rng.random() < 0.9):
             latest = max(c.step for c in cands)
             edge_steps = {c.step for c in cands if self.graph.relation(
                 run.steps[c.step].calls[0].tool.name, tool.name) == EXPLICIT}
             pick_step = max(edge_steps) if edge_steps else latest
             pool = [c for c in cands if c.step == pick_step]
-            labelled = [c for c in pool if len(c.siblings) == 1 or unique_label(c.item, c.siblings, c.value)]
+            labelled = [c for c in pool if len(c.siblings) == 1 or self._cand_source(run, tool.domain, c).label]
             pool = labelled or [c for c in pool if c.index == 0] or pool
             rng.shuffle(pool)
             picks = pool[:n]
             values = [c.value for c in picks]
             first = picks[0]
-            src = Source("tool", step=first.step, ordinal=first.index, list_len=len(first.siblings),
-                         label=unique_label(first.item, first.siblings, first.value) if len(first.siblings) > 1 else None)
+            src = self._cand_source(run, tool.domain, first)
             args[p] = values if many else values[0]
             sources[p] = src
             for q in chosen:  # the same item may carry other arguments (an event's occurrence start)
@@ -371,10 +409,9 @@ class Binder:
         if src.kind == "tool":
             for c in self._tool_cands(run, t, {str(call.args[p])}):
                 if c.step == src.step:
-                    label = unique_label(c.item, c.siblings, c.value)
-                    if label:
-                        others.append((c.value, Source("tool", step=c.step, label=label, ordinal=c.index,
-                                                       list_len=len(c.siblings))))
+                    src2 = self._cand_source(run, call.tool.domain, c)
+                    if src2.label:
+                        others.append((c.value, src2))
         elif src.row is not None:
             for r in run.ctx[call.tool.domain].candidates(t):
                 if r.id != call.args[p] and r.related & src.row.related - {str(src.row.id)}:

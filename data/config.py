@@ -58,6 +58,8 @@ class SynthConfig:
     parallel_rate: float = 0.25  # read-only steps fanned out to 2-3 parallel calls when possible
     designed_failure_rate: float = 0.25  # conversations planned with one (~half of chains admit one)
     optional_arg_rate: float = 0.3
+    lookup_rate: float = 0.9  # an internal-id entity is named, and looked up in gold, rather than given by id
+    goal_rate: float = 0.3  # conversation chains drawn from the domain's multi-tool goals (data/intents)
     # live state
     world_pool: int = 8  # distinct world seeds (worlds are cached per process: keep <= 16)
     refresh_every: int = 50  # conversations per sampling-context version
@@ -77,7 +79,7 @@ class SynthConfig:
 
     def __post_init__(self) -> None:
         rates = ("irrelevance_rate", "distractor_rate", "enum_strip_rate", "third_turn_rate", "cross_domain_rate",
-                 "parallel_rate", "designed_failure_rate", "optional_arg_rate", "max_replay_error_rate",
+                 "parallel_rate", "designed_failure_rate", "optional_arg_rate", "lookup_rate", "goal_rate", "max_replay_error_rate",
                  "dedup_threshold")
         for name in rates:
             if not 0.0 <= getattr(self, name) <= 1.0:

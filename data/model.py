@@ -29,6 +29,7 @@ class Source:
     ordinal: int | None = None  # position in the list it was chosen from (when no label does)
     list_len: int = 1
     new: bool = False  # a value the user makes up (a new name, a new PIN), not an existing entity
+    scope: tuple[str, ...] = ()  # the ids the lookup that listed this item was given (label resolution)
 
 
 @dataclass
@@ -67,6 +68,7 @@ class Step:
     index: int
     calls: list[Call]
     depends_on: list[int] = field(default_factory=list)
+    support: bool = False  # a lookup the goal implies (find the account named ...): not asked for in words
 
     @property
     def outcome(self) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+from data import intents
 from data.catalog import Catalog, stable_seed
 from data.config import SynthConfig
 from data.graph import EXPLICIT, DependencyGraph
@@ -88,6 +89,9 @@ class Planner:
             alternates = [self._chain(d, pool) for _ in range(3)]
             plan = SlotPlan(slot, kind, chain, alternates, seed)
             if kind == "conversation":
+                goals = [g["tools"] for g in intents.load()[1].get(d, []) if set(g["tools"]) <= set(self.catalog.tools)]
+                if goals and self.rng.random() < cfg.goal_rate:  # a goal people have, phrased as one request
+                    plan.chain = list(goals[self.rng.randrange(len(goals))])
                 plan.info_level = next(levels)
                 plan.third_turn = self.rng.random() < cfg.third_turn_rate
                 plan.failure = next(fails) or None

@@ -19,12 +19,13 @@ from typing import Any
 
 from faker import Faker
 
+from data import intents
 from data.binding import Binder, Run
 from data.catalog import Catalog, ToolInfo, compatible
 from data.config import SynthConfig
 from data.graph import IMPLICIT, DependencyGraph
 from data.model import Call, Realisation, Step, is_empty
-from data.sampler import LiveStateSampler
+from data.sampler import ID_VALUE, LiveStateSampler
 
 
 def error_field(tool: ToolInfo, message: str) -> str | None:
@@ -51,7 +52,8 @@ class Realiser(Binder):
         self.graph = graph
         self.sampler = sampler
         self.cfg = cfg
-        self.stats = {"calls": 0, "retries": 0, "attempts": 0, "truncated": 0}
+        self.stats = {"calls": 0, "retries": 0, "attempts": 0, "truncated": 0, "noops": 0}
+        self._internal: dict[tuple[str, str], bool] = {}
 
     # ------------------------------------------------------------------ driver
     def realise(self, chain: list[str], seed: int, conv_index: int, rng: random.Random, fake: Faker,
@@ -103,10 +105,11 @@ class Realiser(Binder):
         call.text, call.is_error = self.catalog.call(call.tool.domain, call.tool.name, call.args,
                                                      run.sessions[call.tool.domain], run.seed)
 
-    def _rewind(self, run: Run, mark: int) -> None:
+    def _rewind(self, run: Run, mark: int, force: bool = False) -> None:
         """Undo every step from ``mark`` on: reset the sessions and replay the kept calls (servers are
-        deterministic, so the replay reproduces the same ids and outputs)."""
-        if len(run.steps) <= mark:
+        deterministic, so the replay reproduces the same ids and outputs). ``force``: also when no
+        step is dropped — a discarded call that succeeded still moved the session clock."""
+        if len(run.steps) <= mark and not force:
             return
         run.steps = run.steps[:mark]
         for d, session in run.sessions.items():
@@ -116,6 +119,8 @@ class Realiser(Binder):
                 self.execute(run, call)
         run.rows = [s.row for st in run.steps for c in st.calls for s in c.sources.values()
                     if s.kind == "user" and s.row is not None]
+        kept = {(c.tool.domain, p) for st in run.steps for c in st.calls for p in c.args}
+        run.selves = {k: v for k, v in run.selves.items() if k in kept}
 
     # ------------------------------------------------------------------ one tool (with prerequisites)
     def _realise_tool(self, run: Run, tool: ToolInfo, later: list[ToolInfo], depth: int, cap: int,
@@ -124,6 +129,8 @@ class Realiser(Binder):
         tool that establishes it (the one the error message names, else any that does), as a
         user who knows their car must be started before it can be shifted would ask for both."""
         mark = len(run.steps)
+        if depth == 0:
+            self._lookups(run, tool, later, cap)
         prereq_ok = depth < 2 and bool(tool.requires)
         step, fail = self._step(run, tool, later, hint=hint, pinned=pinned, prereq_ok=prereq_ok)
         if step is not None:
@@ -160,6 +167,59 @@ class Realiser(Binder):
         self._rewind(run, mark)
         return False
 
+    # ------------------------------------------------------------------ named entities
+    def internal(self, domain: str, t: str, seed: int) -> bool:
+        """Are ids of type ``t`` internal (``ACC-0001``: nobody says them) rather than spoken?"""
+        key = (domain, t)
+        if key not in self._internal:
+            prof = intents.profile(domain)
+            rows = [r for r in self.sampler.full(domain, seed).rows.get(t, []) if not r.ref][:20]
+            self._internal[key] = t not in prof.spoken and bool(rows) and sum(
+                bool(ID_VALUE.match(str(r.id))) for r in rows) * 2 > len(rows)
+        return self._internal[key]
+
+    def _lookups(self, run: Run, tool: ToolInfo, later: list[ToolInfo], cap: int) -> None:
+        """A person names an entity ("my savings account", "the email about the Q2 budget"), not its
+        internal id; the assistant then has to find it. So before a tool that needs such an entity and
+        has nothing listing one yet, the lookup that lists it becomes a gold step of its own (marked
+        ``support``: the request implies it), and the binder picks the entity from its output."""
+        prof = intents.profile(tool.domain)
+        for p in tool.required:
+            t = tool.param_types.get(p)
+            if t is None or p in prof.self_params or not self.internal(tool.domain, t, run.seed):
+                continue
+            if self._tool_cands(run, t, set()) or len(run.steps) + 2 > cap or run.rng.random() >= self.cfg.lookup_rate:
+                continue
+            for res in self._resolvers(run, tool, t):
+                step, _ = self._step(run, res, [tool, *later])
+                if step is not None:
+                    step.support = True
+                    run.looked_up.add(t)
+                    self._append(run, step)
+                    break
+
+    def _resolvers(self, run: Run, tool: ToolInfo, t: str) -> list[ToolInfo]:
+        """Read-only tools listing entities of type ``t`` whose own required inputs the conversation
+        can supply without another lookup: the signed-in user, spoken values, enums, earlier results."""
+        prof = intents.profile(tool.domain)
+        out = []
+        for res in self.catalog.user_tools(tool.domain):
+            if res.name == tool.name or not res.read_only or not any(compatible(x, t) for x in res.produces):
+                continue
+            ok = True
+            for q in res.required:
+                qt = res.param_types.get(q)
+                if q in prof.self_params or "enum" in res.params[q]:
+                    continue
+                if qt is not None and (not self.internal(tool.domain, qt, run.seed) or self._tool_cands(run, qt, set())):
+                    continue
+                ok = qt is None and q not in res.sensitive and res.params[q].get("type") == "string"
+                if not ok:
+                    break
+            if ok:
+                out.append(res)
+        return sorted(out, key=lambda r: (sum(1 for q in r.required if q not in prof.self_params), r.name))
+
     def _prereqs(self, tool: ToolInfo, message: str) -> list[ToolInfo]:
         """Tools establishing a condition ``tool`` requires: named in the error first, then fewest
         preconditions of their own (start the engine before shifting gear)."""
@@ -173,6 +233,10 @@ class Realiser(Binder):
         run.steps.append(step)
         for call in step.calls:
             self._absorb(run, call)
+            for p in intents.profile(call.tool.domain).self_params:
+                src = call.sources.get(p)
+                if p in call.args and src is not None and src.kind == "user":
+                    run.selves.setdefault((call.tool.domain, p), call.args[p])
             run.said(call.tool.domain).update(str(v) for p, v in call.args.items()
                                    if call.sources.get(p) is not None and call.sources[p].kind == "user"
                                    and isinstance(v, str | int))
@@ -194,13 +258,20 @@ class Realiser(Binder):
                 call = self._bind(run, tool, {}, 0, set(), fixed=retry)
             else:
                 call = self._bind(run, tool, excluded, attempt, forced, hint=hint, pinned=pinned)
+            before = None if tool.read_only else self.catalog.state(tool.domain, run.sessions[tool.domain], run.seed)
             self.execute(run, call)
-            if not call.is_error and not (needed and is_empty(call.output, tool.read_only)):
+            if before is not None and not call.is_error and \
+                    self.catalog.state(tool.domain, run.sessions[tool.domain], run.seed) == before:
+                self.stats["noops"] += 1  # it "worked" but changed nothing: other values, or give up
+                self._rewind(run, len(run.steps), force=True)
+            elif not call.is_error and not (needed and is_empty(call.output, tool.read_only)):
                 step = Step(len(run.steps), [call])
                 self._fan_out(run, step)
                 return step, None
             last = call
             self.stats["retries"] += 1
+            if not call.is_error and before is None:
+                self._rewind(run, len(run.steps), force=True)  # an empty lookup moved the clock too
             if prereq_ok and call.is_error and any(y.name in call.text for y in self._prereqs(tool, call.text)):
                 return None, call
             if not call.is_error:
