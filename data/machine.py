@@ -27,12 +27,13 @@ from typing import Any
 
 from faker import Faker
 
-from data import failures
+from data import failures, intents
 from data.catalog import Catalog, ToolInfo
 from data.config import SynthConfig
 from data.model import Call, Failure, Realisation, Source, Step
 from data.realise import Realiser
-from data.render import KeyT, Renderer, pick_persona, short
+from data.render import KeyT, Renderer, pick_persona
+from data.speech import intent
 from data.writer import visible_tools
 from servers.kit import REFERENCE_DATE
 
@@ -72,7 +73,7 @@ class Machine:
         self.realiser = realiser
         self.cfg = cfg
         self.fake = Faker("en_US")
-        self.teacher: Any = None  # optional data.llm.LLMTeacher
+        self.teacher: Any = None  # optional data.teacher.AgentTeacher
 
     # ------------------------------------------------------------------ entry
     def generate(self, plan: SlotPlan) -> tuple[dict[str, Any] | None, str]:
@@ -93,8 +94,11 @@ class Machine:
             real = None
         if real is None:
             return None, "unrealisable_chain"
-        user_name = next((r.label for r in real.rows if r.label and PERSON.match(r.label)), self.fake.name())
-        rend = Renderer(rng, persona, ref, user_name)
+        selves = self._selves(real)
+        rows = [r for r in real.rows if r.label and PERSON.match(r.label)]
+        own = [r for r in rows if str(r.id) in {str(v) for v in selves.values()}]
+        user_name = own[0].label if own else self.fake.name()
+        rend = Renderer(rng, persona, ref, str(user_name), selves)
         meta = {"chain": chain, "persona": persona["style"], "reference_time": ref.isoformat(timespec="minutes"),
                 "states": states}
         if plan.kind == "conversation":
@@ -106,17 +110,22 @@ class Machine:
         if turns is None:
             return None, meta.get("reject", "no_turns")
         record = self._record(plan, real, rend, turns, meta)
-        if self.teacher is not None:
-            self._paraphrase(record, persona["style"])
+        if self.teacher is not None:  # data.teacher.AgentTeacher: turns, calls and replies by an LLM
+            record = self.teacher.rewrite(record, persona["style"], f"s{plan.slot}")
+            said = " ".join(t["user"] for t in record["turns"])
+            record["meta"]["mentions"] = [m for m in record["meta"]["mentions"] if m["label"] in said]
         return record, ""
 
-    def _paraphrase(self, record: dict[str, Any], style: str) -> None:
-        """LLM teacher: reword user turns, keeping every argument value the turn states verbatim."""
-        for turn in record["turns"]:
-            values = {str(v) for t in record["turns"] for g in t["gold"] for c in g["calls"]
-                      for v in c["arguments"].values() if not isinstance(v, list | dict)}
-            keep = sorted(v for v in values if len(v) > 1 and v in turn["user"])
-            turn["user"] = self.teacher.paraphrase(turn["user"], keep, style)
+    def _selves(self, real: Realisation) -> dict[tuple[str, str], Any]:
+        """The signed-in user: the first value each domain's ``SELF`` parameters take (system prompt)."""
+        out: dict[tuple[str, str], Any] = {}
+        for call in real.calls:
+            for p in intents.profile(call.tool.domain).self_params:
+                v = call.args.get(p)
+                src = call.sources.get(p)
+                if isinstance(v, str | int) and src is not None and src.kind == "user":
+                    out.setdefault((call.tool.domain, p), v)
+        return out
 
     # ------------------------------------------------------------------ conversation
     def _conversation(self, plan: SlotPlan, real: Realisation, rend: Renderer, rng: random.Random,
@@ -252,7 +261,7 @@ class Machine:
         meta["states"] += ["turn", "tool-execution", "response"]
         user = rend.request(real.steps)  # the request still implies the lookup the assistant cannot do
         ask = rend.ask_missing(pairs)
-        reply = f"I don't have a tool to {short(hidden.calls[0].tool)} here, so I can't look that up myself. {ask}"
+        reply = f"I don't have a tool to {intent(hidden.calls[0].tool)} here, so I can't look that up myself. {ask}"
         if before:
             reply = rend.report(before) + " " + reply
         turns = [self._turn(user, before, reply), self._turn(rend.supply(pairs), after, rend.report(after))]
@@ -282,7 +291,7 @@ class Machine:
         user = rend.request([target], set())
         if plan.kind == "abstention":
             meta["hidden"] = [target.calls[0].tool.name]
-        return [self._turn(user, [], rend.refusal([short(target.calls[0].tool)], plan.kind))]
+        return [self._turn(user, [], rend.refusal([intent(target.calls[0].tool)], plan.kind))]
 
     def _generic_irrelevance(self, plan: SlotPlan, rng: random.Random, persona: dict[str, Any],
                              ref: Any) -> dict[str, Any]:
@@ -331,8 +340,12 @@ class Machine:
             servers = list(dict.fromkeys(c.tool.domain for st in real.steps for c in st.calls)) or real.domains
         tools = visible_tools(self.catalog, servers, meta.get("hidden", []))
         meta["outcomes"] = outcomes
+        meta["teacher"] = "programmatic"
         meta["source_domains"] = real.domains
         meta["dedup_items"] = dedup_items(out_turns, meta)
+        said = " ".join(t["user"] for t in out_turns)
+        mentions = {(m["domain"], m["type"], m["label"], str(m["id"])): m for m in rend.mentions if m["label"] in said}
+        meta["mentions"] = list(mentions.values())
         return {
             "id": "", "kind": plan.kind, "servers": servers, "seed": plan.seed, "tools": tools,
             "system": rend.system(servers),

@@ -1,11 +1,15 @@
 """Natural language for user and assistant turns, from realised calls (the response states).
 
-What a user turn must say is decided by argument sources (``data.model.Source``): values the user
-supplies are stated (entities by name *and* id, secrets as "my PIN is ..."), values the agent must
-read off earlier results are referred to by what singles them out ("the savings account", "the
-first one"), never by an id the user could not know. Wording comes from the phrase bank when a tool
-has an entry, else from the tool's own description; personas vary openers, frames and closers, and
-every choice draws from the conversation's RNG, so the same chain reads differently each time.
+What a user turn says is decided by argument sources (``data.model.Source``) and the domain's profile
+(``data.intents``): the signed-in user's own ids are never spelt out (the system prompt carries them);
+entities the agent must look up are named the way people name them ("my savings account", "the card
+ending in 4821", "the email 'Lunch on Tuesday?'"), and every such label is logged in ``mentions`` so
+validation can check it singles out the gold id; spoken ids (order numbers, ticket keys, paths) are
+said as they are. Wording comes from the domain's intent bank — a multi-tool goal when the steps are
+one, else a phrasing per step — and falls back to a clause built from the tool's *name*; details a
+phrasing leaves out are added in words ("for $45", "with 'Pay rent' as the note"), never as
+``name: value``. Replies read the actual results (``data.speech.describe``). Personas vary openers,
+frames and closers; every choice draws from the conversation's RNG.
 """
 
 from __future__ import annotations
@@ -15,51 +19,31 @@ import re
 from datetime import datetime, timedelta
 from typing import Any
 
+from data import intents
 from data.catalog import ToolInfo, words
-from data.model import Call, Failure, Source, Step, summarise_output
+from data.model import Call, Failure, Source, Step
 from data.phrases import BANK, CONNECT_MANY, CONNECT_TWO, PERSONAS
+from data.sampler import ID_VALUE
+from data.speech import describe, done, intent, money, noun, phrase
 from data.values import FREE_TEXT
 
 SLOT = re.compile(r"\{(\w+)\}")
-SPECIAL = {"pin": "PIN", "id": "ID", "ids": "IDs", "url": "URL", "cvv": "CVV", "kmh": "km/h", "ev": "EV"}
 KeyT = tuple[int, int, str]  # (step index, call index, parameter)
+NAME_KEYS = ("name", "title", "subject", "display_name", "nickname", "full_name", "topic", "hotel_name",
+             "store_name", "username", "email")
+MONEY_WORDS = {"amount", "deposit", "price", "payment", "total", "budget", "fee"}
+
+param_phrase = phrase
 
 
-def noun(t: str) -> str:
-    """``account_id`` -> "account", ``file_path`` -> "file", ``mailbox`` -> "mailbox"."""
-    w = words(t)
-    core = [x for x in w if x not in ("id", "code", "name")] or w
-    if len(core) > 1 and core[-1] == "path":
-        core = core[:-1]
-    return " ".join(core)
+QUESTION = re.compile(r"^(which|what|who|whom|whose|when|where|why|how|is|are|am|was|were|does|do|did|can|could|"
+                      r"will|would|should|has|have|any)\b", re.I)
 
 
-def param_phrase(p: str) -> str:
-    w = [SPECIAL.get(x, x) for x in words(p)]
-    if len(w) > 1 and w[-1] == "ID":
-        w = w[:-1]
-    return " ".join(w)
-
-
-VERBS = frozenset({"add", "answer", "append", "apply", "approve", "archive", "assign", "book", "cancel",
-    "change", "check", "clear", "close", "compare", "compute", "control", "copy", "count", "create",
-    "delete", "disable", "dispute", "download", "drive", "enable", "estimate", "extract", "find", "follow",
-    "forward", "freeze", "get", "invite", "list", "lock", "look", "make", "mark", "modify", "move", "mute",
-    "open", "operate", "pay", "pin", "place", "post", "print", "put", "read", "reject", "release",
-    "remove", "rename", "reopen", "replace", "reply", "resolve", "respond", "return", "review", "save",
-    "schedule", "search", "send", "set", "share", "shift", "show", "sort", "star", "start", "stop",
-    "switch", "touch", "track", "transfer", "unfreeze", "unlock", "update", "upload", "view", "write"})
-
-
-def short(tool: ToolInfo) -> str:
-    """The tool's summary trimmed to a request-sized clause (no parentheticals, no trailing notes)."""
-    text = re.sub(r"\s*\([^)]*\)", "", tool.summary)
-    text = re.split(r";| — |, with |, then |, or |: ", text)[0].strip().rstrip(".")
-    first = words(text)[0] if words(text) else ""
-    text = lower_first(text)
-    if first not in VERBS:
-        text = ("get me the " if tool.read_only else "handle this: ") + lower_first(text)
-    return text
+def is_question(text: str) -> bool:
+    """A phrasing asked as a question ("which of my invoices are past due"): it cannot sit in an
+    imperative frame ("could you {x}?") or a list of steps, so it stands alone."""
+    return text.endswith("?") or bool(QUESTION.match(text))
 
 
 def lower_first(text: str) -> str:
@@ -67,13 +51,16 @@ def lower_first(text: str) -> str:
 
 
 class Renderer:
-    """Text for one conversation (persona, reference time and RNG fixed per conversation)."""
+    """Text for one conversation (persona, reference time, signed-in user and RNG fixed per conversation)."""
 
-    def __init__(self, rng: random.Random, persona: dict[str, Any], ref: datetime, user_name: str) -> None:
+    def __init__(self, rng: random.Random, persona: dict[str, Any], ref: datetime, user_name: str,
+                 selves: dict[tuple[str, str], Any] | None = None) -> None:
         self.rng = rng
         self.persona = persona
         self.ref = ref
         self.user_name = user_name
+        self.selves = selves or {}  # (domain, parameter) -> the signed-in user's value
+        self.mentions: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------------ system
     def system(self, domains: list[str]) -> str:
@@ -85,11 +72,17 @@ class Renderer:
             "You are an assistant with access to tools; use them to carry out the user's requests.",
             "You help the user by calling the available tools.",
         ])
+        signed = [f"{phrase(p)} {v}" for (d, p), v in sorted(self.selves.items(), key=lambda kv: kv[0])
+                  if d in domains]
+        who = f"\nSigned in as: {'; '.join(signed)}." if signed else ""
         return (f"{header} Ask for any required detail the user has not given; never guess PINs, passwords "
                 f"or other secrets.\nCurrent date: {when} ({self.ref.date().isoformat()}), {clock} UTC.\n"
-                f"User: {self.user_name}, {self.persona['role']} (prefers a {style} tone).")
+                f"User: {self.user_name}, {self.persona['role']} (prefers a {style} tone).{who}")
 
     # ------------------------------------------------------------------ values
+    def is_self(self, tool: ToolInfo, p: str, value: Any) -> bool:
+        return self.selves.get((tool.domain, p), object()) == value
+
     def value_text(self, tool: ToolInfo, p: str, value: Any, src: Source | None) -> str:
         t = tool.param_types.get(p)
         if src is not None and src.kind == "tool":
@@ -97,8 +90,8 @@ class Renderer:
         if src is not None and src.row is not None and t is not None and not isinstance(value, list):
             label = src.row.label
             ident = str(value)
-            if label and label != ident and "@" not in ident and not ident.startswith("/"):
-                return self.rng.choice([f"{label} ({ident})", f"{ident} ({label})", ident])
+            if label and label != ident and ID_VALUE.match(ident):  # names, codes, paths, emails: as they are
+                return self.rng.choice([f"{label} ({ident})", f"{ident} ({label})", f"{label}, {ident},"]).rstrip(",")
             return ident
         return self.format_value(p, tool.params.get(p, {}), value)
 
@@ -107,15 +100,19 @@ class Renderer:
         t = tool.param_types.get(p)
         if t is None and value is not None and p not in tool.free_text_params():
             return self.format_value(p, tool.params.get(p, {}), value)  # a plain value: just say it
-        what = noun(t) if t else param_phrase(p)
-        if src.label is not None:
-            key, value = src.label
-            if len(value.split()) <= 2 and key not in ("name", "title", "subject", "display_name", "nickname"):
-                return self.rng.choice([f"the {value} {what}", f"the {what} that is {value}"])
-            return self.rng.choice([f"the {what} '{value}'", f"'{value}'"])
+        what = noun(t) if t else phrase(p)
+        if src.label is not None and t is not None and not isinstance(value, list):
+            key, label = src.label
+            self.mentions.append({"domain": tool.domain, "type": t, "key": key, "label": label, "id": value,
+                                  "scope": list(src.scope)})
+            if key == "last4":
+                return self.rng.choice([f"the {what} ending in {label}", f"my {what} ending {label}"])
+            if key in NAME_KEYS or len(label.split()) > 2:
+                return self.rng.choice([f"the {what} '{label}'", f"'{label}'", f"the '{label}' {what}"])
+            return self.rng.choice([f"the {label} {what}", f"my {label} {what}"])
         if src.list_len > 1 and src.ordinal is not None:
             nth = ["first", "second", "third", "fourth", "fifth"][min(src.ordinal, 4)]
-            return f"the {nth} {what} in that list"
+            return self.rng.choice([f"the {nth} {what} in that list", f"the {nth} one"])
         if t is None:
             return self.rng.choice(["what you found", "those results"])
         return self.rng.choice([f"that {what}", f"the {what}"])
@@ -128,9 +125,8 @@ class Renderer:
             parts = [self.format_value(p[:-1] if p.endswith("s") else p, prop.get("items", {}), v) for v in value]
             return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
         if isinstance(value, int | float):
-            if w & {"amount", "deposit", "price", "payment", "total"}:
-                amount = f"{value:,.2f}" if isinstance(value, float) and value != int(value) else f"{int(value):,}"
-                return self.rng.choice([f"${amount}", f"{amount} dollars", f"${amount}"])
+            if w & MONEY_WORDS or (w >= {"limit", "transfer"}):
+                return self.rng.choice([money(value), f"{money(value)[1:]} dollars", money(value)])
             if "percent" in w:
                 return f"{value}%"
             if "kmh" in w:
@@ -143,73 +139,166 @@ class Renderer:
             day = datetime.fromisoformat(text)
             if day.date() == (self.ref + timedelta(days=1)).date() and self.rng.random() < 0.5:
                 return "tomorrow"
-            return self.rng.choice([text, text, day.strftime("%B %-d, %Y")])
+            return self.rng.choice([text, day.strftime("%B %-d, %Y"), day.strftime("%A %B %-d")])
+        if re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?", text):
+            at = datetime.fromisoformat(text)
+            return self.rng.choice([text, at.strftime("%B %-d at %H:%M"), at.strftime("%-I:%M %p on %A, %B %-d")])
         if "enum" in prop:
             return text.replace("_", " ")
         if w & (FREE_TEXT | {"subject", "title", "name", "query", "pattern"}) and "id" not in w:
             return f'"{text}"'
         return text
 
+    # ------------------------------------------------------------------ details a phrasing leaves out
+    def detail(self, tool: ToolInfo, p: str, said: str, src: Source | None) -> str:
+        """One more value, in words: "for $45", "on June 3", "with 'Rent' as the note" — never ``name: value``."""
+        prop = tool.params.get(p, {})
+        w = set(words(p))
+        ph = phrase(p)
+        if src is not None and src.kind == "tool":
+            return self.rng.choice([f"using {said}", f"for {said}"])
+        if prop.get("type") == "boolean":
+            on = said == "yes"
+            return self.rng.choice([f"with {ph} switched on", f"and make sure {ph} is on"] if on else
+                                   [f"with {ph} switched off", f"and leave {ph} off"])
+        if w & MONEY_WORDS:
+            return self.rng.choice([f"for {said}", f"{said} in total" if "total" in w else f"for {said}"])
+        if w & {"limit", "results", "max"} and said.isdigit():
+            return self.rng.choice([f"just the top {said}", f"no more than {said} of them", f"up to {said}"])
+        if re.match(r"^(\d{4}-\d{2}-\d{2}|tomorrow|[A-Z][a-z]+ \d)", said) or "date" in w:
+            lead = "until" if w & {"until", "end", "to", "max"} else ("from" if w & {"since", "from", "start", "min"} else "on")
+            return f"{lead} {said}"
+        if "enum" in prop:
+            return self.rng.choice([f"make it {said}", f"{said} please", f"as {said}"])
+        if w & FREE_TEXT:
+            return self.rng.choice([f"saying {said}", f"with {said} as the {ph}", f"and put {said} in the {ph}"])
+        if said.startswith(("/", '"')) or "@" in said:
+            return self.rng.choice([f"with {said} as the {ph}", f"using {said} for the {ph}"])
+        return self.rng.choice([f"with {said} as the {ph}", f"and set the {ph} to {said}", f"using {said} for the {ph}"])
+
+    def _join(self, parts: list[str]) -> str:
+        return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
     # ------------------------------------------------------------------ requests
-    def clause(self, step: Step, withheld: set[KeyT], vague: bool, notes: list[str] | None = None) -> str:
-        """One step as an imperative clause, plus the values it needs that the template omits.
-        Secrets go to ``notes`` ("My PIN is 1234."), said after the request rather than inside it."""
-        call = step.calls[0]
-        tool = call.tool
-        bank = BANK.get(tool.name, {})
+    def _said(self, steps: list[Step], withheld: set[KeyT]) -> tuple[dict[str, str], dict[tuple[int, str], str]]:
+        """How each value the user states is said: per parameter (its first occurrence, for slots) and
+        per (step, parameter)."""
+        said: dict[str, str] = {}
+        per: dict[tuple[int, str], str] = {}
+        for st in steps:
+            for p in st.calls[0].args:
+                v = self._mention(st, 0, p, withheld)
+                if v is not None:
+                    per[(st.index, p)] = v
+                    said.setdefault(p, v)
+        return said, per
+
+    def _extras(self, steps: list[Step], said: dict[str, str], per: dict[tuple[int, str], str], used: set[str],
+                notes: list[str]) -> list[str]:
+        """Values the phrasing did not place, as details; secrets go to ``notes`` ("My PIN is 1234.")."""
+        extras: list[str] = []
+        first: dict[str, Any] = {}
+        for st in steps:
+            for p in st.calls[0].args:
+                if (st.index, p) in per:
+                    first.setdefault(p, st.calls[0].args[p])
+        seen: set[tuple[str, str]] = set()
+        for st in steps:
+            call = st.calls[0]
+            for p, value in call.args.items():
+                text = per.get((st.index, p))
+                if text is None or (p in used and value == first.get(p)) or (p, repr(value)) in seen:
+                    continue
+                seen.add((p, repr(value)))
+                if p in call.tool.sensitive:
+                    src = call.sources.get(p)
+                    whose = src.row.label if src is not None and src.row is not None and src.row.label else None
+                    ph = phrase(p)
+                    notes.append(self.rng.choice([f"The {ph} for {whose} is {text}.", f"{whose}'s {ph} is {text}."])
+                                 if whose else self.rng.choice([f"My {ph} is {text}.", f"The {ph} is {text}."]))
+                else:
+                    extras.append(self.detail(call.tool, p, text, call.sources.get(p)))
+        return extras
+
+    def clause(self, steps: list[Step], withheld: set[KeyT], vague: bool, notes: list[str], alone: bool = True) -> str:
+        """One request clause for ``steps``: a goal phrasing when they are one of the domain's goals,
+        else the bank's phrasing of the single step (or the name-built fallback), plus details."""
+        tool = steps[0].calls[0].tool
         if vague:
-            return self.rng.choice(bank.get("vague") or [short(tool)])
-        said = {p: self._mention(step, ci, p, withheld) for ci, c in enumerate(step.calls[:1]) for p in c.args}
-        said = {p: v for p, v in said.items() if v is not None}
-        asks = [a for a in bank.get("ask", []) if set(SLOT.findall(a)) <= set(said)]
-        base = self.rng.choice(asks) if asks else short(tool)
+            bank = BANK.get(tool.name, {})
+            return self.rng.choice(bank.get("vague") or [intent(tool)])
+        said, per = self._said(steps, withheld)
+        for st in steps:  # an entity the agent just found can fill a phrasing's slot as "that automation"
+            for p, src in st.calls[0].sources.items():
+                t = st.calls[0].tool.param_types.get(p)
+                if p not in said and t and src.kind == "tool" and (st.index, 0, p) not in withheld:
+                    said[p] = self.rng.choice([f"that {noun(t)}", f"the {noun(t)}"])
+        if len(steps) > 1:
+            names = [st.calls[0].tool.name for st in steps]
+            options = [a for g in intents.load()[1].get(tool.domain, []) if g["tools"] == names for a in g["ask"]
+                       if set(SLOT.findall(a)) <= set(said)]
+        else:
+            options = [a for a in BANK.get(tool.name, {}).get("ask", []) if set(SLOT.findall(a)) <= set(said)]
+        if not alone:
+            options = [a for a in options if not is_question(a)] or options
+        base = self.rng.choice(options) if options else intent(tool)
         used = set(SLOT.findall(base))
-        text = SLOT.sub(lambda m: said[m.group(1)], base)
-        extras = []
-        for p in call.args:
-            if p not in said or p in used:
-                continue
-            if p in tool.sensitive and notes is not None:
-                phrase = param_phrase(p)
-                src = call.sources.get(p)
-                whose = src.row.label if src is not None and src.row is not None and src.row.label else None
-                notes.append(self.rng.choice([f"The {phrase} for {whose} is {said[p]}.", f"{whose}: {phrase} {said[p]}."])
-                             if whose else self.rng.choice([f"My {phrase} is {said[p]}.", f"The {phrase} is {said[p]}."]))
-            else:
-                extras.append(self._detail(tool, p, said[p], call.sources.get(p)))
+        text = re.sub(r"([\"'])\{(\w+)\}\1", r"{\2}", base) if any(
+            said[x].startswith('"') for x in used) else base  # 'called "{name}"' + a quoted value: quote once
+        text = SLOT.sub(lambda m: said[m.group(1)], text)
+        extras = self._extras(steps, said, per, used, notes)
         if extras:
-            joined = ", ".join(extras)
-            text += self.rng.choice([f" ({joined})", f", with {joined}", f" — {joined}"])
+            text += self.rng.choice([" ", ", ", " — "]) + self._join(extras)
         return re.sub(r"\b([A-Za-z]+) (?:the )?\1\b", r"\1", text)  # "coupon coupon X", "product the product X"
 
     def _mention(self, step: Step, ci: int, p: str, withheld: set[KeyT]) -> str | None:
         if (step.index, ci, p) in withheld:
             return None
         call = step.calls[ci]
+        if self.is_self(call.tool, p, call.args[p]):
+            return None
         src = call.sources.get(p)
+        t = call.tool.param_types.get(p)
+        if src is not None and src.kind == "tool" and t is None:  # copied along with its item, or carried text
+            return self.tool_ref(call.tool, p, src) if p in call.tool.free_text_params() else None
         if src is not None and src.kind == "tool" and src.label is None and (src.list_len <= 1 or src.ordinal is None):
-            return None if call.tool.param_types.get(p) else self.tool_ref(call.tool, p, src)
+            return None
         if len(step.calls) > 1 and any(c.args.get(p) != call.args.get(p) for c in step.calls[1:]):
             parts = [self.value_text(c.tool, p, c.args[p], c.sources.get(p)) for c in step.calls]
-            return ", ".join(parts[:-1]) + " and " + parts[-1]
+            return self._join(parts)
         return self.value_text(call.tool, p, call.args[p], src)
 
-    def _detail(self, tool: ToolInfo, p: str, said: str, src: Source | None) -> str:
-        phrase = param_phrase(p)
-        if p in tool.sensitive:
-            return self.rng.choice([f"my {phrase} is {said}", f"{phrase} {said}"])
-        if src is not None and src.kind == "tool":
-            return f"{phrase}: {said}"
-        if said.startswith(phrase) or said.split(" ")[0] == phrase:
-            return said
-        return self.rng.choice([f"{phrase} {said}", f"{phrase}: {said}"])
+    def _stated(self, step: Step) -> bool:
+        """Does the step carry a value the user has to state (not the signed-in user, not a lookup result)?"""
+        call = step.calls[0]
+        return any(s.kind == "user" and not self.is_self(call.tool, p, call.args[p]) for p, s in call.sources.items())
+
+    def _groups(self, steps: list[Step]) -> list[list[Step]]:
+        """Steps worth a clause: support lookups the goal implies merge into the step they serve (their
+        own details still get said); the rest go one clause each, or as one goal when they are one."""
+        visible = [st for st in steps if not (st.support and not self._stated(st))]
+        visible = visible or steps[:1]
+        names = [st.calls[0].tool.name for st in visible]
+        domain = visible[0].calls[0].tool.domain
+        if len(visible) > 1 and any(g["tools"] == names for g in intents.load()[1].get(domain, [])):
+            return [visible]
+        return [[st] for st in visible]
 
     def request(self, steps: list[Step], withheld: set[KeyT] | None = None, *, vague: bool = False, opener: bool = True,
                 context: list[str] | None = None) -> str:
-        """A user turn asking for ``steps`` (support lookups may go unmentioned: the goal implies them)."""
+        """A user turn asking for ``steps``."""
         notes: list[str] = []
-        clauses = [self.clause(s, withheld or set(), vague, notes) for s in steps]
+        groups = self._groups(steps)
+        clauses = [self.clause(g, withheld or set(), vague, notes, alone=len(groups) == 1) for g in groups]
         clauses = [c for i, c in enumerate(clauses) if c and (i == 0 or c != clauses[i - 1])]
+        if len(clauses) == 1 and is_question(clauses[0]):  # a question stands on its own, no frame
+            text = clauses[0][:1].upper() + clauses[0][1:]
+            text = text if text.endswith("?") else text + "?"
+            extra = [*(context or []), *dict.fromkeys(notes)]
+            text = " ".join([text, *extra])
+            if opener:
+                text = f"{self.rng.choice(self.persona['open'])} {text}".strip()
+            return text
         if len(clauses) == 1:
             body = clauses[0]
         elif len(clauses) == 2:
@@ -226,17 +315,6 @@ class Renderer:
         closer = self.rng.choice(self.persona["close"])
         return f"{text} {closer}".strip()
 
-    def context_note(self, step: Step) -> list[str]:
-        """What an unmentioned lookup still needs from the user ("I'm customer CUS-0004")."""
-        call = step.calls[0]
-        notes = []
-        for p, v in call.args.items():
-            src = call.sources.get(p)
-            if src is not None and src.kind == "user":
-                said = self.value_text(call.tool, p, v, src)
-                notes.append(self.rng.choice([f"The {param_phrase(p)} is {said}.", f"({param_phrase(p)}: {said})"]))
-        return notes
-
     def supply(self, pairs: list[tuple[Call, str]]) -> str:
         """The user's answer with withheld values, grouped per action when there are several."""
         groups: dict[int, list[str]] = {}
@@ -246,13 +324,19 @@ class Renderer:
             if repr(c.args[p]) in given:
                 continue
             given.add(repr(c.args[p]))
-            said = self._detail(c.tool, p, self.value_text(c.tool, p, c.args[p], c.sources.get(p)), c.sources.get(p))
-            groups.setdefault(id(c), []).append(said)
+            said = self.value_text(c.tool, p, c.args[p], c.sources.get(p))
+            if p in c.tool.sensitive:
+                text = self.rng.choice([f"my {phrase(p)} is {said}", f"the {phrase(p)} is {said}"])
+            elif c.tool.param_types.get(p) or said.startswith(('"', "/")):
+                text = self.rng.choice([f"{said} for the {phrase(p)}", f"the {phrase(p)} is {said}"])
+            else:
+                text = self.detail(c.tool, p, said, c.sources.get(p))
+            groups.setdefault(id(c), []).append(text)
             tools[id(c)] = c.tool
         if len(groups) == 1:
-            body = ", ".join(next(iter(groups.values())))
+            body = self._join(next(iter(groups.values())))
         else:
-            body = "; ".join(f"to {short(tools[k])}: {', '.join(v)}" for k, v in groups.items())
+            body = "; ".join(f"to {intent(tools[k])}, {self._join(v)}" for k, v in groups.items())
         return self.rng.choice([f"Sure — {body}.", f"Oh right: {body}.", f"{body[:1].upper()}{body[1:]}.",
                                 f"Sorry about that. {body[:1].upper()}{body[1:]}."])
 
@@ -265,31 +349,32 @@ class Renderer:
             if repr(c.args[p]) in seen_values:  # one value feeding several calls is asked for once
                 continue
             seen_values.add(repr(c.args[p]))
-            desc = str(c.tool.params.get(p, {}).get("description", "")).split(",")[0].split(";")[0].rstrip(".")
-            desc = lower_first(desc) if desc else param_phrase(p)
-            if not desc.startswith(("the ", "a ", "an ")):
-                desc = f"the {param_phrase(p)} ({desc})"
-            if desc not in asks:
-                asks.append(desc)
-        listed = asks[0] if len(asks) == 1 else ", ".join(asks[:-1]) + " and " + asks[-1]
+            t = c.tool.param_types.get(p)
+            ask = f"which {noun(t)} you mean" if t and c.sources.get(p) and c.sources[p].row is not None \
+                else f"the {phrase(p)}"
+            if ask not in asks:
+                asks.append(ask)
+        listed = self._join(asks)
         return self.rng.choice([f"Happy to help. Could you tell me {listed}?",
                                 f"Sure. Before I go ahead I need {listed}.",
-                                f"I can do that — what is {listed}?"])
+                                f"I can do that — could you give me {listed}?"])
 
     def report(self, steps: list[Step]) -> str:
         lines = []
         for step in steps:
             for call in step.calls:
                 if call.is_error:
-                    lines.append(f"I tried to {short(call.tool)}, but it failed: {error_text(call)}.")
+                    lines.append(f"I tried to {intent(call.tool)}, but it failed: {error_text(call)}.")
                     continue
-                result = summarise_output(call.tool, call.output)
-                what = re.sub(r"^(get me the|handle this:) ", "", short(call.tool))
+                result = describe(call.tool, call.output)
                 if call.tool.read_only:
-                    lines.append(self.rng.choice([f"Here is what I found ({what}): {result}.",
-                                                  f"Result of the lookup ({what}): {result}."]))
+                    if step.support and len(steps) > 1:
+                        continue
+                    lines.append(self.rng.choice([f"Here's what I found: {result}.", f"I found {result}.",
+                                                  f"{result[:1].upper()}{result[1:]}."]))
                 else:
-                    lines.append(self.rng.choice([f"Done — {what}: {result}.", f"That's done ({what}); {result}."]))
+                    lines.append(self.rng.choice([f"Done — I {done(call.tool)}: {result}.",
+                                                  f"I've {done(call.tool)} ({result})."]))
         if not lines:
             return "Okay."
         tail = self.rng.choice(["", " Anything else?", " Let me know if you need anything else."])
@@ -297,13 +382,13 @@ class Renderer:
 
     def failure_reply(self, failure: Failure) -> str:
         why = error_text(failure.call)
-        what = short(failure.call.tool)
+        what = intent(failure.call.tool)
         if failure.recovery == "retry":
-            ask = f"could you double-check the {param_phrase(failure.param)}?" if failure.kind != "magnitude" \
-                else f"would you like to try a different {param_phrase(failure.param)}?"
+            ask = f"could you double-check the {phrase(failure.param)}?" if failure.kind != "magnitude" \
+                else f"would you like to try a different {phrase(failure.param)}?"
             return f"I tried to {what}, but it didn't go through: {why}. {ask[:1].upper()}{ask[1:]}"
         if failure.recovery == "alternative" and failure.alternative is not None:
-            alt = short(failure.alternative.tool)
+            alt = intent(failure.alternative.tool)
             return f"I couldn't {what}: {why}. I could {alt} instead — shall I?"
         return (f"I'm sorry, I couldn't {what}: {why}. I've left everything as it was; "
                 f"you may want to sort that out first.")
@@ -312,12 +397,12 @@ class Renderer:
         said = self.value_text(original.tool, failure.param, original.args[failure.param],
                                original.sources.get(failure.param))
         if failure.kind in ("credential", "wrong_entity"):
-            return self.rng.choice([f"Oops, my mistake — the {param_phrase(failure.param)} is {said}.",
+            return self.rng.choice([f"Oops, my mistake — the {phrase(failure.param)} is {said}.",
                                     f"Sorry, typo on my side. It should be {said}.", f"Sorry, wrong one. Try {said}."])
         return self.rng.choice([f"Ah, okay. Let's make it {said} then.", f"Fine, use {said} instead."])
 
     def accept_alternative(self, alt: Call) -> str:
-        extra = [self._detail(alt.tool, p, self.value_text(alt.tool, p, v, alt.sources.get(p)), alt.sources.get(p))
+        extra = [self.detail(alt.tool, p, self.value_text(alt.tool, p, v, alt.sources.get(p)), alt.sources.get(p))
                  for p, v in alt.args.items() if alt.sources.get(p) is not None and alt.sources[p].new]
         tail = f" ({', '.join(extra)})" if extra else ""
         return self.rng.choice([f"Yes, please do that{tail}.", f"Okay, go ahead{tail}.", f"Sure, let's do that{tail}."])
