@@ -51,10 +51,11 @@ def _setup(catalog: Catalog, graph: DependencyGraph, cfg: SynthConfig, worlds: l
     realiser = Realiser(catalog, graph, sampler, cfg)
     machine = Machine(catalog, realiser, cfg)
     if cfg.llm_teacher and cfg.llm.enabled:
-        from data.llm import LLMTeacher
+        from data.teacher import AgentTeacher
 
-        machine.teacher = LLMTeacher(cfg.llm)
-    validator = Validator(catalog, max_error_rate=cfg.max_replay_error_rate, strict=cfg.strict_replay)
+        machine.teacher = AgentTeacher(cfg.llm, catalog)
+    validator = Validator(catalog, max_error_rate=cfg.max_replay_error_rate, strict=cfg.strict_replay,
+                          sampler=sampler)
     for seed in worlds:
         for d in catalog.domains:
             sampler.full(d, seed)
@@ -216,7 +217,13 @@ def build(out: Path | str, seed: int = 0, size: str = "tiny", *, workers: int | 
     from data.card import compute_stats, write_card
 
     stats = compute_stats(final, splits, catalog, graph, dict(rejections), cfg, seed)
-    write_card(stats, out)
+    from data.quality import measure
+
+    realiser = _WORKER.get("realiser")
+    sampler = realiser.sampler if realiser is not None else LiveStateSampler(catalog)
+    stats["quality"] = measure(final, catalog, sampler=sampler)
+    stats["quality"]["rejection_rate"] = round(sum(rejections.values()) / max(1, len(final) + sum(rejections.values())), 4)
+    write_card(stats, out, final)
     timings["assemble_and_write"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - t_start
     return BuildResult(out, stats, dict(timings), next_slot,
@@ -234,7 +241,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--llm-base-url", default="", help="OpenAI-compatible endpoint (enables --llm-* options)")
     ap.add_argument("--llm-model", default="")
     ap.add_argument("--llm-classifier", action="store_true", help="classify tool pairs with the LLM")
-    ap.add_argument("--llm-teacher", action="store_true", help="paraphrase turns with the LLM")
+    ap.add_argument("--llm-teacher", action="store_true", help="the LLM writes user turns, makes the calls, writes replies")
     ap.add_argument("--domains", default="", help="comma-separated domains (default: all twenty)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)

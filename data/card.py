@@ -123,7 +123,56 @@ def _table(rows: list[tuple[Any, ...]], header: tuple[str, ...]) -> str:
     return "\n".join(lines)
 
 
-def write_card(stats: dict[str, Any], out: Path) -> None:
+def render_example(ex: dict[str, Any]) -> list[str]:
+    """One example as a reader sees a conversation: system line, user turns, gold calls, replies."""
+    lines = [f"### `{ex['id']}` — {ex['kind']}, {', '.join(ex['servers'])}", "",
+             f"> *system (last line):* {ex['system'].splitlines()[-1]}", ">"]
+    for t in ex["turns"]:
+        lines.append(f"> **user:** {t['user']}")
+        for g in t["gold"]:
+            for c in g["calls"]:
+                args = json.dumps(c["arguments"], ensure_ascii=False)
+                args = args if len(args) <= 160 else args[:157] + "..."
+                flag = " *(fails by design)*" if c.get("expect_error") else ""
+                lines.append(f"> &nbsp;&nbsp;`{c['name']}({args})`{flag}")
+        lines.append(f"> **assistant:** {t['reply']}")
+        lines.append(">")
+    return [*lines[:-1], ""]
+
+
+def sample_examples(examples: list[dict[str, Any]], n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` examples at random, every kind represented, spread over servers (deterministic per seed)."""
+    import random
+
+    rng = random.Random(seed)
+    by_kind: dict[str, list[dict[str, Any]]] = {}
+    for ex in examples:
+        by_kind.setdefault(ex["kind"], []).append(ex)
+    picked = [rng.choice(v) for _, v in sorted(by_kind.items())]
+    rest = [ex for ex in examples if ex not in picked]
+    rng.shuffle(rest)
+    seen_domains = {d for ex in picked for d in ex["servers"]}
+    rest.sort(key=lambda ex: all(d in seen_domains for d in ex["servers"]))  # new servers first (stable)
+    for ex in rest:
+        if len(picked) >= n:
+            break
+        picked.append(ex)
+        seen_domains.update(ex["servers"])
+    return sorted(picked[:n], key=lambda ex: ex["id"])
+
+
+QUALITY_ROWS = (("description_overlap_rate", "gold calls whose user text copies >= 5 words of the tool description",
+                 "<= 0.05"),
+                ("param_echo_rate", "gold calls whose user text spells an argument as `name: value`", "<= 0.10"),
+                ("distinct_4gram_ratio", "distinct / total word 4-grams over user turns", "higher is more varied"),
+                ("id_in_text_rate", "user turns stating an internal id (not an order number, ticket key, ...)",
+                 "lower reads more natural"),
+                ("label_resolution_rate", "entity labels shown to users that single out the gold id via discovery",
+                 "1.0"),
+                ("rejection_rate", "generated examples that validation or dedup rejected", "see rejections"))
+
+
+def write_card(stats: dict[str, Any], out: Path, examples: list[dict[str, Any]] | None = None) -> None:
     figures = _figures(stats, out)
     (out / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n")
     kinds = sorted({k for c in stats["per_domain"].values() for k in c})
@@ -168,6 +217,10 @@ def write_card(stats: dict[str, Any], out: Path) -> None:
         "",
         _table(low, ("tool", "examples")),
         "",
+        "## Language quality (`data/quality.py`; `benchmarks/bench_data_quality.py` adds the no-op replay)",
+        _table([(k, stats.get("quality", {}).get(k, "-"), what, goal) for k, what, goal in QUALITY_ROWS],
+               ("figure", "value", "what it counts", "goal")),
+        "",
         "## Rejections",
         _table([(k, v) for k, v in stats["rejections"].items()] or [("none", 0)], ("reason", "count")),
         "",
@@ -180,4 +233,10 @@ def write_card(stats: dict[str, Any], out: Path) -> None:
         *[f"![{Path(f).stem}]({f})" for f in figures],
         "",
     ]
+    if examples:
+        shown = sample_examples(examples, 30, stats["seed"])
+        parts += ["## 30 examples, rendered", "",
+                  "Drawn at random (every kind, as many servers as possible); tool lists and knobs omitted.", ""]
+        for ex in shown:
+            parts += render_example(ex)
     (out / "README.md").write_text("\n".join(parts))

@@ -50,11 +50,7 @@ def test_goals_name_real_tools_and_their_parameters(domain: str) -> None:
         assert all(set(SLOT.findall(a)) <= params for a in goal["ask"]), goal
 
 
-FIRST_SIX = ("banking", "calendar", "email", "filesystem", "shopping", "vehicle")
-"""servers-1's domains: their banks predate the coverage rule (data-2 rewrites every bank)."""
-
-
-@pytest.mark.parametrize("domain", [d for d in servers.DOMAINS if d not in FIRST_SIX])
+@pytest.mark.parametrize("domain", servers.DOMAINS)
 def test_new_domains_have_full_banks(domain: str) -> None:
     """Every user tool has several phrasings, and common goals span several tools, so synthesis
     never falls back to generic wording for these domains."""

@@ -59,3 +59,79 @@ def test_teacher_keeps_values_or_falls_back() -> None:
     original = "Transfer $50 from ACC-0001."
     assert teacher.paraphrase(original, ["ACC-0001", "50"], "casual") == "Hey, move $50 from ACC-0001 please!"
     assert teacher.paraphrase(original, ["ACC-0001", "50"], "casual") == original  # dropped a value: rejected
+
+
+def _agent_endpoint(script: list[list[dict] | str]) -> httpx.MockTransport:
+    """An OpenAI-compatible endpoint that answers from ``script``: a list of tool calls or a reply,
+    one entry per assistant message (paraphrase requests get the text back unchanged)."""
+    queue = list(script)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        if "tools" not in body:  # the paraphrase step
+            return _reply(json.loads(body["messages"][1]["content"])["message"])
+        assert body["tools"] and body["messages"][0]["role"] == "system"
+        item = queue.pop(0)
+        if isinstance(item, str):
+            return _reply(item)
+        calls = [{"id": f"c{i}", "type": "function",
+                  "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])}} for i, c in enumerate(item)]
+        return httpx.Response(200, json={"choices": [{"message": {"role": "assistant", "content": "",
+                                                                  "tool_calls": calls}}]})
+
+    return httpx.MockTransport(handler)
+
+
+def _draft(examples: list[dict]) -> tuple[dict, dict]:
+    """A plain conversation, and a write of it that changes nothing when made a second time."""
+    import copy
+
+    from data.validate import Validator
+
+    validator = Validator(get_catalog())
+    for e in examples:
+        if e["kind"] != "conversation" or e["meta"]["failure"] or not all(t["gold"] for t in e["turns"]):
+            continue
+        last = e["turns"][-1]["gold"][-1]["calls"][-1]
+        if get_catalog().tools[last["name"]].read_only:
+            continue
+        twice = copy.deepcopy(e)
+        twice["turns"][-1]["gold"][-1]["calls"].append(copy.deepcopy(last))
+        if validator.replay(twice, "probe").noops:
+            return e, last
+    raise AssertionError("no conversation ends in a write that a repeat leaves unchanged")
+
+
+def test_agent_teacher_makes_the_calls_and_writes_the_replies(examples: list[dict]) -> None:
+    """The teacher's calls run on live sessions and become the gold; its text becomes the reply; the
+    validator then gates the record exactly as it gates the programmatic teacher's."""
+    from data.teacher import AgentTeacher
+    from data.validate import Validator
+
+    draft, last = _draft(examples)
+    script: list[list[dict] | str] = []
+    for i, t in enumerate(draft["turns"]):
+        script += [[{"name": c["name"], "arguments": c["arguments"]} for c in g["calls"]] for g in t["gold"]]
+        script.append(f"All done with part {i + 1}.")
+    teacher = AgentTeacher(CFG, get_catalog(), transport=_agent_endpoint(script))
+    out = teacher.rewrite(draft, "casual", "t1")
+    assert out["meta"]["teacher"] == "llm:fake-model" and draft["meta"]["teacher"] == "programmatic"
+    assert [t["reply"] for t in out["turns"]] == [f"All done with part {i + 1}." for i in range(len(draft["turns"]))]
+    assert [c for t in out["turns"] for g in t["gold"] for c in g["calls"]] == \
+        [{"name": c["name"], "arguments": c["arguments"]} for t in draft["turns"] for g in t["gold"] for c in g["calls"]]
+    assert Validator(get_catalog()).check(out, "teacher-ok") is None
+    # a teacher that repeats its last write makes a no-op: the gate rejects the record
+    script2 = [*script[:-1], [{"name": last["name"], "arguments": last["arguments"]}], script[-1]]
+    again = AgentTeacher(CFG, get_catalog(), transport=_agent_endpoint(script2)).rewrite(draft, "casual", "t2")
+    assert again["meta"]["teacher"] == "llm:fake-model"
+    assert Validator(get_catalog()).check(again, "teacher-twice") == "noop_gold_call"
+
+
+def test_agent_teacher_falls_back_to_the_draft_on_a_bad_endpoint(examples: list[dict]) -> None:
+    from data.teacher import AgentTeacher
+
+    draft, _ = _draft(examples)
+    unknown = AgentTeacher(CFG, get_catalog(), transport=_agent_endpoint([[{"name": "rm_rf", "arguments": {}}]]))
+    assert unknown.rewrite(draft, "terse", "t3") is draft
+    down = AgentTeacher(CFG, get_catalog(), transport=httpx.MockTransport(lambda r: httpx.Response(503)))
+    assert down.rewrite(draft, "terse", "t4") is draft
