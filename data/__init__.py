@@ -14,12 +14,14 @@ Module map, in pipeline order:
 * ``binding`` + ``realise`` — the programmatic teacher executes a chain on live sessions: grounded
   argument binding, retries on blamed arguments, prerequisite insertion, parallel fan-out.
 * ``failures`` — designed (unpredictable) failures and recovery: retry / alternative / give up.
-* ``phrases`` + ``render`` — personas, phrase banks, generic phrasing from descriptions.
+* ``intents`` + ``phrases`` + ``render`` + ``speech`` — how people ask per domain (banks, goals, the
+  signed-in user, spoken ids), personas, requests naming entities by label, replies from results.
 * ``machine``  — the five-state-group state machine producing Example records of all four kinds.
 * ``plan``     — deterministic slot plans: exact mix, information levels, coverage-aware chains.
-* ``validate`` — replay on fresh sessions, provenance of secrets, id grounding, Jaccard dedup.
+* ``validate`` — replay on fresh sessions, no-op writes, label resolution, provenance of secrets, id
+  grounding, Jaccard dedup; ``quality`` — the language figures of card and benchmark.
 * ``writer`` + ``card`` — knobs (distractors, enum stripping), splits, JSONL + ArrayRecord, card.
-* ``llm``      — optional OpenAI-compatible classifier and teacher (off by default).
+* ``llm`` + ``teacher`` — optional OpenAI-compatible classifier and agent teacher (off by default).
 
 Layering: imports ``servers`` (the kit, in-process) and nothing from ``prove_jax``.
 """

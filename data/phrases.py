@@ -2,8 +2,9 @@
 
 The per-tool phrasings live with their domain in ``data/intents/<domain>.py`` (merged below).
 
-A tool without an entry here is phrased from its description and parameter descriptions
-(``data.render``), so a new domain needs nothing in this file; entries only add variety. Slots are
+A tool without an entry is phrased from its *name* (``data.speech.intent``: never its description,
+which would teach matching text to docs), so a new domain works before its bank exists; the bank is
+what makes it read like people. Slots are
 parameter names (``{amount}``); a template is used only when every slot it names has a value, and
 values the template does not name are still stated after it, so nothing the call needs is lost.
 ``ask`` templates are imperative clauses ("transfer {amount} from ..."), ``vague`` ones are what a
