@@ -148,10 +148,6 @@ def unique_labels(item: dict[str, Any], siblings: list[Any], skip: Any) -> list[
     return out
 
 
-def unique_label(item: dict[str, Any], siblings: list[Any], skip: Any) -> tuple[str, str] | None:
-    labels = unique_labels(item, siblings, skip)
-    return labels[0] if labels else None
-
 
 class Binder:
     """Binding methods of :class:`data.realise.Realiser` (split out to keep files small)."""

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from data.catalog import ToolInfo
-from data.sampler import LABEL_KEYS, Row
+from data.sampler import Row
 
 SUCCESS, PARTIAL, FAILURE = "SUCCESS", "PARTIAL", "FAILURE"
 
@@ -116,37 +116,3 @@ def is_empty(payload: Any, read_only: bool = True) -> bool:
             counts = [v for k, v in payload.items() if k in ("total", "count", "matches") and isinstance(v, int)]
             return not counts or all(c == 0 for c in counts)
     return False
-
-
-def _scalar_text(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:,.2f}"
-    return str(value)
-
-
-def summarise_output(tool: ToolInfo, payload: Any, limit: int = 3) -> str:
-    """A short plain-English reading of a tool result (for replies and cross-server text flow)."""
-    if isinstance(payload, list):
-        if not payload:
-            return "no results"
-        labels = []
-        for item in payload[:limit]:
-            if isinstance(item, dict):
-                label = next((item[k] for k in LABEL_KEYS if isinstance(item.get(k), str) and item[k]), None)
-                ident = next((v for k, v in item.items() if k.endswith("_id") or k in ("path", "code")), None)
-                labels.append(f"{label} ({ident})" if label and ident else str(label or ident or item))
-            else:
-                labels.append(_scalar_text(item))
-        more = f" and {len(payload) - limit} more" if len(payload) > limit else ""
-        return f"{len(payload)} result{'s' if len(payload) != 1 else ''}: " + "; ".join(labels) + more
-    if isinstance(payload, dict):
-        parts = []
-        for k, v in payload.items():
-            if isinstance(v, bool | int | float) or (isinstance(v, str) and 0 < len(v) <= 60):
-                parts.append(f"{k.replace('_', ' ')} {_scalar_text(v)}")
-            elif isinstance(v, list) and k not in ("members", "lines"):
-                parts.append(f"{len(v)} {k.replace('_', ' ')}")
-            if len(parts) >= limit + 1:
-                break
-        return ", ".join(parts) if parts else "done"
-    return _scalar_text(payload)

@@ -33,7 +33,6 @@ NAME_KEYS = ("name", "title", "subject", "display_name", "nickname", "full_name"
              "store_name", "username", "email")
 MONEY_WORDS = {"amount", "deposit", "price", "payment", "total", "budget", "fee"}
 
-param_phrase = phrase
 
 
 QUESTION = re.compile(r"^(which|what|who|whom|whose|when|where|why|how|is|are|am|was|were|does|do|did|can|could|"

@@ -97,6 +97,7 @@ class FullContext:
         self.rows: dict[str, list[Row]] = {}
         self.values: dict[str, list[Any]] = {}
         self.texts: list[str] = []
+        self._labels: dict[tuple[str, str], dict[str, list[Row]]] = {}  # (type, key) -> label -> rows
 
     def add_rows(self, tool: ToolInfo, payload: Any, parent: Row | None = None) -> None:
         """Register every dict in ``payload`` under its own entity type.
@@ -148,6 +149,7 @@ class FullContext:
 
     def _add(self, row: Row) -> None:
         self.rows.setdefault(row.type, []).append(row)
+        self._labels = {k: v for k, v in self._labels.items() if k[0] != row.type} if self._labels else self._labels
 
     def add_values(self, field_name: str, payload: Any) -> None:
         if isinstance(payload, list):
@@ -201,9 +203,14 @@ class FullContext:
         """Ids of type ``t`` whose own ``key`` field equals ``label`` (case-insensitive): within
         ``scope`` (rows related to those ids: the customer whose accounts were listed) when any row
         there matches, else across the whole domain. A label singles out an entity iff this is one id."""
-        want = str(label).casefold()
-        hits = [r for r in self.rows.get(t, []) if not r.ref and isinstance(r.fields.get(key), str | int)
-                and str(r.fields[key]).casefold() == want]
+        index = self._labels.get((t, key))
+        if index is None:  # built once per (type, key): the binder asks for every candidate it weighs
+            index = self._labels[(t, key)] = {}
+            for r in self.rows.get(t, []):
+                v = r.fields.get(key)
+                if not r.ref and isinstance(v, str | int):
+                    index.setdefault(str(v).casefold(), []).append(r)
+        hits = index.get(str(label).casefold(), [])
         scoped = [r for r in hits if set(scope) & r.related] if scope else []
         return {str(r.id) for r in (scoped or hits)}
 

@@ -4,7 +4,6 @@ from documentation teaches a policy to match text to docs, not to use tools (dat
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from data.catalog import ToolInfo, words
@@ -178,8 +177,3 @@ def describe(tool: ToolInfo, payload: Any) -> str:
             return f"{name} — {', '.join(facts)}"
         return name or ", ".join(facts) or "done"
     return str(payload)
-
-
-def said_in(text: str) -> str:
-    """Strip a clause to what can be embedded after "I tried to ..."."""
-    return re.sub(r"^(please|pls|just)\s+", "", text.strip().rstrip(".?!"))
