@@ -190,6 +190,11 @@ class Transcript:
         self.close_assistant()
         return self._push("user", self._pending() + self.template.turn("user", text))
 
+    def append_system(self, text: str) -> list[int]:
+        """Append a system turn mid-conversation (an instruction injected between turns)."""
+        self.close_assistant()
+        return self._push("user", self._pending() + self.template.turn("system", text))
+
     def fork(self) -> Transcript:
         """An independent copy (e.g. one per GRPO sample after rendering the shared prompt once;
         the context render + encode is the most expensive step of an episode)."""

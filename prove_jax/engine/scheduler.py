@@ -32,7 +32,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 import jax
@@ -70,6 +70,7 @@ class EngineStats:
     prefix_tokens: int = 0  # prompt tokens copied from another row instead of prefilled
     generated_tokens: int = 0
     turns: int = 0
+    peak_decode_rows: int = 0  # most rows that emitted a token in one decode step (batching seen)
     device_busy_s: float = 0.0
     device_idle_s: float = 0.0
 
@@ -90,6 +91,7 @@ class _Request:
     sample_logprobs: list[float] = dataclasses.field(default_factory=list)
     max_new: int = 1
     t_submit: float = 0.0
+    on_token: Callable[[int], None] | None = None  # called on the event loop per sampled id (streaming)
 
 
 @dataclasses.dataclass
@@ -184,17 +186,19 @@ class Session:
         self.turns = 0
 
     async def generate(
-        self, context: Sequence[int], sampling: SamplingConfig | None = None, *, stream: int | None = None
+        self, context: Sequence[int], sampling: SamplingConfig | None = None, *, stream: int | None = None,
+        on_token: Callable[[int], None] | None = None,
     ) -> Generation:
         """Sample one turn after ``context`` (the full transcript so far).
 
         ``stream`` selects the PRNG stream (default: this session's turn counter), so a turn's
         draws depend only on ``(seed, stream)`` and the context — not on the slot or the batch.
+        ``on_token`` sees each id as it is read back from the device (a server's SSE stream).
         """
         stream = self.turns if stream is None else stream
         self.turns += 1
         return await self.engine._submit(self.slot, list(context), sampling or self.engine.sampling,
-                                         self.seed, stream)
+                                         self.seed, stream, on_token)
 
 
 class Engine:
@@ -295,7 +299,8 @@ class Engine:
 
     # ---- requests ---------------------------------------------------------------------------
     async def _submit(
-        self, slot: _Slot, context: list[int], sampling: SamplingConfig, seed: int, stream: int
+        self, slot: _Slot, context: list[int], sampling: SamplingConfig, seed: int, stream: int,
+        on_token: Callable[[int], None] | None = None,
     ) -> Generation:
         if self._task is None or self._task.done():
             raise RuntimeError("engine is not running")
@@ -317,6 +322,7 @@ class Engine:
         slot.request = _Request(
             sampling=sampling, seed=int(seed) & 0xFFFFFFFF, stream=int(stream), future=fut,
             max_new=min(sampling.max_new_tokens, cfg.max_len - len(context)), t_submit=time.perf_counter(),
+            on_token=on_token,
         )
         assert self._wake is not None
         self._wake.set()
@@ -491,6 +497,8 @@ class Engine:
             return
         toks, mlps, slps, stops = out.tok.tolist(), out.model_logprob.tolist(), out.sample_logprob.tolist(), \
             out.stopped.tolist()
+        if rows is None:
+            self.stats.peak_decode_rows = max(self.stats.peak_decode_rows, sum(map(bool, emitted)))
         for j, r in enumerate(indices):
             if not emitted[j]:
                 continue
@@ -502,6 +510,11 @@ class Engine:
             req.logprobs.append(mlps[j])
             req.sample_logprobs.append(slps[j])
             self.stats.generated_tokens += 1
+            if req.on_token is not None:
+                try:
+                    req.on_token(toks[j])
+                except Exception:  # a listener's bug must not stop the scheduler: stop telling it
+                    req.on_token = None
             if stops[j]:
                 self._finish(slot, req)
 

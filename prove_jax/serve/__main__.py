@@ -1,0 +1,58 @@
+"""``python -m prove_jax.serve --model DIR [--port 8000] [--slots 16] [--max-len 8192]``.
+
+Serves ``DIR`` (an HF directory, or a training run / stage / checkpoints directory) over the
+OpenAI API on 127.0.0.1 (``--host 0.0.0.0`` to expose it). Concurrent requests share the engine's
+``--slots`` rows; ``--max-len`` bounds prompt + completion of one request.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from prove_jax.engine import EngineConfig
+from prove_jax.host_memory import configure_host_allocator
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m prove_jax.serve", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", required=True, help="HF directory or training run/stage/checkpoints directory")
+    p.add_argument("--step", type=int, default=None, help="checkpoint step (default: the newest)")
+    p.add_argument("--served-model-name", default=None, help="model id clients send (default: the directory name)")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--slots", type=int, default=16, help="concurrent sequences (decode batch rows)")
+    p.add_argument("--max-len", type=int, default=8192, help="most tokens of prompt + completion")
+    p.add_argument("--max-chunk", type=int, default=512, help="longest prefill chunk (power of two)")
+    p.add_argument("--decode-block", type=int, default=8, help="decode steps per compiled program")
+    p.add_argument("--dtype", default="bfloat16")
+    p.add_argument("--mesh", default=None, help="mesh spec, e.g. 'tensor=2' (default: one device)")
+    p.add_argument("--enable-thinking", action="store_true", help="Qwen3: leave thinking on (training had it off)")
+    p.add_argument("--log-level", default="warning")
+    return p.parse_args(argv)
+
+
+def engine_config(args: argparse.Namespace) -> EngineConfig:
+    return EngineConfig(slots=args.slots, max_len=args.max_len, max_chunk=args.max_chunk,
+                        min_chunk=min(32, args.max_chunk), decode_block=args.decode_block)
+
+
+def main(argv: list[str] | None = None) -> None:
+    import uvicorn
+
+    from prove_jax.serve.app import build_app
+    from prove_jax.serve.chat import EngineChat
+    from prove_jax.serve.load import load_policy
+
+    args = parse(argv)
+    configure_host_allocator()
+    policy = load_policy(args.model, step=args.step, dtype=args.dtype, mesh=args.mesh,
+                         name=args.served_model_name, enable_thinking=args.enable_thinking)
+    engine = policy.engine(engine_config(args))
+    app = build_app(engine, EngineChat(engine, policy.template, policy.tokenizer), policy.name)
+    print(f"serving {policy.source} as {policy.name!r} on http://{args.host}:{args.port}/v1", flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+
+
+if __name__ == "__main__":
+    main()
