@@ -25,6 +25,7 @@ import numpy as np
 from prove_jax.chat import ChatTemplate, ChatTokenizer
 from prove_jax.engine import Engine, SamplingConfig
 from prove_jax.env import EpisodeConfig, MCPPool, ScriptedPolicy, run_episode, run_rollouts
+from prove_jax.eval.suite import BenchmarksConfig
 from prove_jax.rewards import state_agreement
 
 TOOL_KINDS = ("conversation", "clarification")
@@ -72,6 +73,8 @@ class EvalConfig:
     limit: int | None = None  # at most this many held-out examples (None: the whole split)
     max_new_tokens: int = 512  # per assistant turn (greedy)
     final_state: bool = True
+    # external benchmarks run by the launcher's eval stage for every model (prove_jax.eval.suite)
+    benchmarks: BenchmarksConfig = dataclasses.field(default_factory=BenchmarksConfig)
 
 
 async def gold_final_states(examples: Sequence[Mapping[str, Any]], pool: MCPPool, template: ChatTemplate,

@@ -10,6 +10,7 @@ dict that the launcher prints.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from typing import Any
 
@@ -184,11 +185,18 @@ def evaluate(run: Run) -> dict[str, Any]:
 
     from prove_jax.eval.indomain import evaluate as run_eval
     from prove_jax.eval.indomain import gold_final_states
+    from prove_jax.eval.report import write_report
+    from prove_jax.eval.suite import run_benchmarks
     from prove_jax.loaders import load_split
+    from prove_jax.serve import EngineChat
 
     cfg = run.cfg
     out_dir = run.stage_dir("eval")
     names = ["initial", *trained_stages(run)]
+    bench = dataclasses.replace(cfg.eval.benchmarks, tau2_domains=())
+    if cfg.eval.benchmarks.tau2_domains:
+        print("eval: τ² needs the policy behind an HTTP endpoint; run `python -m prove_jax.eval all --model "
+              f"{run.out / 'hf'} --tau2-domains ...` after export (or launch/tau2.sh)", flush=True)
     results: dict[str, Any] = {n: read_json(out_dir / f"{n}.json") for n in names if (out_dir / f"{n}.json").exists()}
     todo = [n for n in names if n not in results]
 
@@ -208,6 +216,10 @@ def evaluate(run: Run) -> dict[str, Any]:
                 async with run.engine(sampler) as engine:
                     res = await run_eval(engine, pool, examples, run.template, run.tokenizer, run.episode_config(),
                                          cfg.eval, seed=cfg.seed, gold_states=gold)
+                    if bench.any:  # BFCL / T-Eval on the same engine, through the chat interface
+                        chat = EngineChat(engine, run.template, run.tokenizer)
+                        res["benchmarks"] = await run_benchmarks(chat, name, out_dir / "benchmarks" / name, bench,
+                                                                 progress=jax.process_index() == 0)
                 res.update(model=name, seconds=round(time.perf_counter() - t, 1), view=cfg.view.describe())
                 write_json(out_dir / f"{name}.json", res)
                 results[name] = res
@@ -223,6 +235,9 @@ def evaluate(run: Run) -> dict[str, Any]:
                     "n_no_call": r["no_call"].get("n")} for name, r in results.items()}
     write_json(out_dir / "summary.json", table)
     _plot_eval(table, out_dir / "eval.png", cfg.view.describe())
+    if jax.process_index() == 0:  # the same report `python -m prove_jax.eval all` writes
+        write_report([{"model": n, "in_domain": r, **r.get("benchmarks", {})} for n, r in results.items()], out_dir,
+                     title=f"Evaluation of {cfg.name}")
     return table
 
 

@@ -1,0 +1,688 @@
+"""τ²-bench (sierra-research/tau2-bench) against our served policy, reported as pass^k.
+
+We never vendor or install tau2; this module drives its ``tau2 run`` CLI and reads the results
+file it writes. Target: tau2 v1.x (``--task-split-name`` and ``--auto-resume`` need v1.0+).
+
+Recipe
+------
+1. Install tau2 yourself from its repository (it is NOT the ``tau2`` package on PyPI) into a
+   Python >= 3.12 environment — this venv, or another one given with ``--tau2-python``::
+
+       git clone https://github.com/sierra-research/tau2-bench && pip install -e ./tau2-bench
+
+   An editable install finds the domain data in the clone; otherwise set ``TAU2_DATA_DIR`` (or
+   ``--tau2-data-dir``) to the clone's ``data`` directory.
+2. Serve the trained policy (and, if you like, a separate user-simulator model) over the OpenAI
+   API: ``python -m prove_jax.serve --model RUN_DIR --port 8000 --served-model-name agent``.
+   ``launch/tau2.sh`` does steps 2–3 and stops the servers afterwards.
+3. Run ``python -m prove_jax.eval tau2 --out-dir OUT --agent-base-url http://127.0.0.1:8000/v1
+   [--user-model user --user-base-url http://127.0.0.1:8001/v1]``. Each domain runs as its own
+   ``tau2 run`` subprocess; models reach the servers through litellm's OpenAI-compatible
+   provider (model ``openai/<served name>``, llm args ``{"api_base": ..., "api_key": "EMPTY"}``).
+   Results land in ``OUT/<domain>/results.json``; the summary in ``OUT/tau2.json``.
+
+Who plays whom. The user simulator defaults to the policy's own endpoint (give ``--user-model`` /
+``--user-base-url`` for a separate one); the judge defaults to the user simulator. A model given
+without a base URL goes through tau2's own provider routing (e.g. OpenAI's gpt-4.1).
+
+The judge. Retail tasks score natural-language assertions with an LLM whose model tau2
+hard-codes (``tau2.config.DEFAULT_LLM_NL_ASSERTIONS``; no CLI flag). When the judge is not tau2's
+default we run tau2 through a small generated shim (``OUT/_tau2_judge_shim.py``) that imports
+tau2, points that setting (and its llm args) at the judge, then calls tau2's own CLI ``main``.
+tau2 parses the judge's reply as JSON: a judge model that does not answer in JSON makes those
+simulations fail. litellm logs "model isn't mapped yet" for served names (cost only; harmless).
+
+Scores. pass^k per task is C(successes, k) / C(trials, k), averaged over tasks, success = reward
+within 1e-6 of 1; like tau2 we cap k at the fewest trials any task has. A simulation tau2 gave
+up on after its retries (``infrastructure_error``: a crash, our server refusing a too-long
+prompt, a dropped connection) counts as a failed trial by default (``--infra-errors fail``);
+tau2's code means to drop them (``exclude``), but with pandas >= 3 its own printout counts them
+as failures. Numbers are percent. "avg" is the mean pass^1 over the domains summarised (the
+paper's "τ² avg" when those are airline, retail and telecom). With a local user simulator or
+judge, fewer than 4 trials, or not the full ``base`` split, scores are NOT comparable to the
+public leaderboard (gpt-4.1 as user simulator and judge, 4 trials) and the summary says so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import contextlib
+import dataclasses
+import inspect
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+PAPER_DOMAINS = ("airline", "retail", "telecom")
+TAU2_DEFAULT_LLM = "gpt-4.1-2025-04-14"  # tau2.config: DEFAULT_LLM_AGENT/USER/NL_ASSERTIONS
+LEADERBOARD_TRIALS = 4
+SUCCESS_TOL = 1e-6  # tau2.metrics.agent_metrics.is_successful
+INFRA_ERROR = "infrastructure_error"  # tau2 TerminationReason: the simulation raised after retries
+SHIM_NAME = "_tau2_judge_shim.py"
+SUMMARY_NAME = "tau2.json"
+
+
+@dataclasses.dataclass
+class Tau2Config:
+    """One τ² evaluation. ``*_base_url`` None means tau2's own provider routing (e.g. OpenAI)."""
+
+    domains: tuple[str, ...] = PAPER_DOMAINS
+    num_trials: int = LEADERBOARD_TRIALS
+    agent_model: str = "agent"
+    agent_base_url: str | None = "http://127.0.0.1:8000/v1"
+    user_model: str | None = None  # None: the agent's model and endpoint
+    user_base_url: str | None = None
+    judge_model: str | None = None  # None: same as the user simulator
+    judge_base_url: str | None = None
+    max_concurrency: int = 4
+    task_split: str = "base"  # tau2 splits: base (full), test, train; telecom also "small" (20)
+    num_tasks: int | None = None
+    task_ids: tuple[str, ...] = ()
+    max_steps: int = 200
+    max_errors: int = 10
+    seed: int = 300
+    temperature: float = 0.0
+    api_key: str = "EMPTY"
+    tau2_executable: str = "tau2"
+    tau2_python: str | None = None  # run tau2 as `PY -m tau2.cli` (or through the judge shim)
+    tau2_data_dir: str | None = None  # exported as TAU2_DATA_DIR
+    resume: bool = False  # pass --auto-resume; otherwise existing results are an error
+    infra_errors: str = "fail"  # "fail": a failed trial; "exclude": dropped, as tau2's code intends
+    domain_timeout_s: float | None = None
+
+    def user(self) -> tuple[str, str | None]:
+        """(model, base_url) of the user simulator; unset: the agent's own model and endpoint."""
+        if self.user_model is None and self.user_base_url is None:
+            return self.agent_model, self.agent_base_url
+        return self.user_model or self.agent_model, self.user_base_url
+
+    def judge(self) -> tuple[str | None, str | None]:
+        """(model, base_url) of the NL-assertion judge; (None, None) keeps tau2's default."""
+        if self.judge_model is None and self.judge_base_url is None:
+            model, url = self.user()
+            return (model, url) if url is not None else (None, None)
+        return self.judge_model or self.user()[0], self.judge_base_url
+
+
+def litellm_model(name: str, base_url: str | None) -> str:
+    """The litellm model string: OpenAI-compatible endpoints go through the ``openai/`` provider."""
+    if base_url is None or name.startswith("openai/"):
+        return name
+    return f"openai/{name}"
+
+
+def llm_args(base_url: str | None, temperature: float, api_key: str = "EMPTY") -> dict[str, Any]:
+    args: dict[str, Any] = {"temperature": temperature}
+    if base_url is not None:
+        args.update(api_base=base_url, api_key=api_key)
+    return args
+
+
+def judge_spec(cfg: Tau2Config) -> dict[str, Any] | None:
+    model, url = cfg.judge()
+    if model is None:
+        return None
+    return {"model": litellm_model(model, url), "llm_args": llm_args(url, 0.0, cfg.api_key)}
+
+
+# ---- the judge shim (runs inside tau2's interpreter: stdlib only, no prove_jax import) ----------
+
+
+def patch_judge(modules: list, model: str, judge_args: dict) -> list[str]:
+    """Point tau2's NL-assertion judge at ``model`` with ``judge_args`` in every given module.
+
+    tau2 reads ``DEFAULT_LLM_NL_ASSERTIONS`` / ``DEFAULT_LLM_NL_ASSERTIONS_ARGS`` from
+    ``tau2.config`` and imports them by name into its evaluator, so each module holding them is
+    patched; the args dict is also updated in place so every reference to it sees the change.
+    Returns the names of the modules patched.
+    """
+    patched = []
+    for mod in modules:
+        hit = False
+        if hasattr(mod, "DEFAULT_LLM_NL_ASSERTIONS"):
+            mod.DEFAULT_LLM_NL_ASSERTIONS = model
+            hit = True
+        old = getattr(mod, "DEFAULT_LLM_NL_ASSERTIONS_ARGS", None)
+        if isinstance(old, dict):
+            old.clear()
+            old.update(judge_args)
+            hit = True
+        elif old is not None:
+            mod.DEFAULT_LLM_NL_ASSERTIONS_ARGS = dict(judge_args)
+            hit = True
+        if hit:
+            patched.append(getattr(mod, "__name__", repr(mod)))
+    return patched
+
+
+_SHIM_MAIN = '''
+
+def _main():
+    import importlib
+    spec = json.loads(sys.argv[1])
+    import tau2.cli
+    import tau2.config
+    try:
+        importlib.import_module("tau2.evaluator.evaluator_nl_assertions")
+    except ImportError:
+        pass
+    if spec is not None:
+        mods = [m for n, m in list(sys.modules.items()) if n == "tau2" or n.startswith("tau2.")]
+        done = patch_judge(mods, spec["model"], spec["llm_args"])
+        if "tau2.config" not in done:
+            sys.exit("prove_jax tau2 shim: tau2.config has no DEFAULT_LLM_NL_ASSERTIONS; "
+                     "this tau2 version is not supported")
+        print(f"prove_jax tau2 shim: NL-assertion judge -> {spec['model']} (patched {done})",
+              file=sys.stderr, flush=True)
+    sys.argv = ["tau2", *sys.argv[2:]]
+    tau2.cli.main()
+
+
+if __name__ == "__main__":
+    _main()
+'''
+
+
+def shim_source() -> str:
+    """Source of the judge shim: ``python SHIM '<judge json>' run --domain ...``."""
+    head = '"""Generated by prove_jax.eval.tau2: run tau2\'s CLI with the NL-assertion judge redirected."""\n'
+    return head + "import json\nimport sys\n\n\n" + inspect.getsource(patch_judge) + _SHIM_MAIN
+
+
+# ---- the command --------------------------------------------------------------------------------
+
+
+def tau2_command(cfg: Tau2Config, domain: str, save_to: str | Path, shim: str | Path | None = None) -> list[str]:
+    """The argv of ``tau2 run`` for one domain (flags as in tau2's ``src/tau2/cli.py``).
+
+    ``save_to`` should be absolute: tau2 joins it under ``DATA_DIR/simulations`` and an absolute
+    path wins, so results go to ``<save_to>/results.json``. With a judge to redirect the command
+    goes through the shim (default ``<save_to>/../_tau2_judge_shim.py``), which needs a Python.
+    """
+    user_model, user_url = cfg.user()
+    spec = judge_spec(cfg)
+    if spec is not None:
+        py = cfg.tau2_python or sys.executable
+        prefix = [py, str(shim or Path(save_to).parent / SHIM_NAME), json.dumps(spec)]
+    elif cfg.tau2_python:
+        prefix = [cfg.tau2_python, "-m", "tau2.cli"]
+    else:
+        prefix = [cfg.tau2_executable]
+    argv = [
+        *prefix, "run",
+        "--domain", domain,
+        "--agent-llm", litellm_model(cfg.agent_model, cfg.agent_base_url),
+        "--agent-llm-args", json.dumps(llm_args(cfg.agent_base_url, cfg.temperature, cfg.api_key)),
+        "--user-llm", litellm_model(user_model, user_url),
+        "--user-llm-args", json.dumps(llm_args(user_url, cfg.temperature, cfg.api_key)),
+        "--num-trials", str(cfg.num_trials),
+        "--task-split-name", cfg.task_split,
+        "--max-steps", str(cfg.max_steps),
+        "--max-errors", str(cfg.max_errors),
+        "--max-concurrency", str(cfg.max_concurrency),
+        "--seed", str(cfg.seed),
+        "--save-to", str(save_to),
+    ]
+    if cfg.num_tasks is not None:
+        argv += ["--num-tasks", str(cfg.num_tasks)]
+    if cfg.task_ids:
+        argv += ["--task-ids", *cfg.task_ids]
+    if cfg.resume:
+        argv.append("--auto-resume")
+    return argv
+
+
+# ---- results --------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Simulation:
+    task_id: str
+    trial: int | None
+    reward: float | None  # None: tau2 recorded no reward_info (counts as a failure)
+    termination_reason: str
+
+
+@dataclasses.dataclass
+class Tau2Results:
+    path: Path
+    simulations: list[Simulation]
+    task_ids: list[str]  # every task of the run (``tasks``), simulated or not
+    num_trials: int | None
+    domain: str | None
+    agent_llm: str | None
+    user_llm: str | None
+
+
+def find_results(save_to: str | Path) -> Path | None:
+    """Where tau2 wrote its results for ``--save-to save_to`` (v1.x: a dir; v0.x: ``.json``)."""
+    save_to = Path(save_to)
+    for p in (save_to / "results.json", Path(f"{save_to}.json")):
+        if p.is_file():
+            return p
+    return None
+
+
+def _simulation(raw: Any, where: str) -> Simulation:
+    if not isinstance(raw, Mapping) or "task_id" not in raw:
+        raise ValueError(f"{where}: not a tau2 simulation (no task_id)")
+    reward = raw.get("reward")  # dir-format simulation_index entries carry the reward directly
+    if "reward_info" in raw:
+        info = raw["reward_info"]
+        reward = info.get("reward") if isinstance(info, Mapping) else None
+    if reward is not None and not isinstance(reward, (int, float)):
+        raise ValueError(f"{where}: reward {reward!r} is not a number")
+    return Simulation(task_id=str(raw["task_id"]), trial=raw.get("trial"),
+                      reward=None if reward is None else float(reward),
+                      termination_reason=str(raw.get("termination_reason") or "unknown"))
+
+
+def read_results(path: str | Path) -> Tau2Results:
+    """Parse a tau2 ``Results`` file (``results.json``): json format, or dir format's index."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "results.json"
+    if not path.is_file():
+        raise FileNotFoundError(f"no tau2 results file at {path}")
+    try:
+        data = json.loads(path.read_text())
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not JSON ({e})") from e
+    if not isinstance(data, Mapping) or not ("simulations" in data or "simulation_index" in data):
+        keys = sorted(data) if isinstance(data, Mapping) else type(data).__name__
+        raise ValueError(f"{path}: not a tau2 results file (no 'simulations'; found {keys})")
+    raws = data.get("simulations") or []
+    if not raws and data.get("simulation_index"):  # dir format: sims in simulations/*.json
+        raws = data["simulation_index"]
+    sims = [_simulation(r, f"{path}: simulation {i}") for i, r in enumerate(raws)]
+    info = data.get("info") or {}
+    env, agent, user = (info.get(k) or {} for k in ("environment_info", "agent_info", "user_info"))
+    tasks = [str(t["id"]) for t in data.get("tasks") or [] if isinstance(t, Mapping) and "id" in t]
+    return Tau2Results(path=path, simulations=sims, task_ids=tasks, num_trials=info.get("num_trials"),
+                       domain=env.get("domain_name"), agent_llm=agent.get("llm"), user_llm=user.get("llm"))
+
+
+def is_successful(reward: float | None) -> bool:
+    return reward is not None and abs(reward - 1.0) <= SUCCESS_TOL
+
+
+def pass_hat_k(num_trials: int, success_count: int, k: int) -> float:
+    """pass^k of one task: the chance that k trials drawn without replacement all succeed."""
+    if not 0 < k <= num_trials:
+        raise ValueError(f"need 0 < k <= trials, got k={k}, trials={num_trials}")
+    if not 0 <= success_count <= num_trials:
+        raise ValueError(f"success count {success_count} outside [0, {num_trials}]")
+    return math.comb(success_count, k) / math.comb(num_trials, k)
+
+
+def summarize_domain(res: Tau2Results, infra_errors: str = "fail") -> dict[str, Any]:
+    """pass^k (percent) for k = 1 .. fewest trials of any task, with counts and warnings.
+
+    Flat keys ``"pass^1"`` .. ``"pass^K"`` (what report tables read) and the same values as
+    ``"pass_hat_k": {"1": .., "K": ..}``.
+
+    ``infra_errors``: "fail" counts ``infrastructure_error`` simulations as failed trials,
+    "exclude" drops them.
+    """
+    if infra_errors not in ("fail", "exclude"):
+        raise ValueError(f"infra_errors must be 'fail' or 'exclude', not {infra_errors!r}")
+    n_infra = sum(s.termination_reason == INFRA_ERROR for s in res.simulations)
+    evaluated = [s for s in res.simulations if infra_errors == "fail" or s.termination_reason != INFRA_ERROR]
+    by_task: dict[str, list[Simulation]] = collections.defaultdict(list)
+    for s in evaluated:
+        by_task[s.task_id].append(s)
+    warnings: list[str] = []
+    if n_infra:
+        warnings.append(f"{n_infra} simulation(s) ended in infrastructure_error ("
+                        + ("counted as failures" if infra_errors == "fail" else "excluded") + "); see the tau2 log")
+    out: dict[str, Any] = {"n_tasks": len(by_task), "n_simulations": len(evaluated),
+                           "n_infrastructure_errors": n_infra, "infra_errors": infra_errors,
+                           "num_trials": res.num_trials, "results": str(res.path)}
+    if not by_task:
+        return {**out, "pass^1": None, "pass_hat_k": {}, "avg_reward": None,
+                "warnings": [*warnings, "no evaluated simulations"]}
+    min_trials = min(len(v) for v in by_task.values())
+    max_k = min(min_trials, res.num_trials or min_trials)
+    expected = res.num_trials or max(len(v) for v in by_task.values())
+    short = {t: len(v) for t, v in by_task.items() if len(v) < expected}
+    if short:
+        warnings.append(f"{len(short)} task(s) have fewer than {expected} trials: pass^k uses each task's "
+                        f"own count and k stops at {max_k}")
+    unsimulated = sorted(set(res.task_ids) - set(by_task))
+    if unsimulated:
+        warnings.append(f"{len(unsimulated)} task(s) have no evaluated simulation and are not scored")
+    pass_k = {str(k): 100.0 * sum(pass_hat_k(len(v), sum(is_successful(s.reward) for s in v), k)
+                                  for v in by_task.values()) / len(by_task)
+              for k in range(1, max_k + 1)}
+    rewards = [s.reward or 0.0 for s in evaluated]
+    reasons = collections.Counter(s.termination_reason for s in res.simulations)
+    return {**out, **{f"pass^{k}": v for k, v in pass_k.items()}, "pass_hat_k": pass_k,
+            "avg_reward": sum(rewards) / len(rewards),
+            "missing_simulations": sum(expected - n for n in short.values()),
+            "tasks_without_simulations": unsimulated, "termination_reasons": dict(sorted(reasons.items())),
+            "agent_llm": res.agent_llm, "user_llm": res.user_llm, "warnings": warnings}
+
+
+def _endpoint(model: str | None, url: str | None) -> dict[str, Any]:
+    return {"model": model or TAU2_DEFAULT_LLM, "base_url": url, "local": url is not None}
+
+
+def summarize(results: Mapping[str, Tau2Results], cfg: Tau2Config,
+              failed: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """Our report: per-domain pass^k, the mean pass^1 ("avg") and who played user and judge."""
+    domains = {d: summarize_domain(r, cfg.infra_errors) for d, r in results.items()}
+    scored = [d for d, s in domains.items() if s["pass^1"] is not None]
+    user, judge = _endpoint(*cfg.user()), _endpoint(*cfg.judge())
+    reasons = []
+    if user["local"] or user["model"] != TAU2_DEFAULT_LLM:
+        reasons.append(f"user simulator is {user['model']}" + (" (local)" if user["local"] else ""))
+    if judge["local"] or judge["model"] != TAU2_DEFAULT_LLM:
+        reasons.append(f"NL-assertion judge is {judge['model']}" + (" (local)" if judge["local"] else ""))
+    if cfg.num_trials < LEADERBOARD_TRIALS:
+        reasons.append(f"{cfg.num_trials} trial(s), the leaderboard uses {LEADERBOARD_TRIALS}")
+    if cfg.task_split != "base" or cfg.num_tasks is not None or cfg.task_ids:
+        reasons.append("not the full task set (split 'base', all tasks)")
+    return {
+        "benchmark": "tau2-bench",
+        "scale": "percent",
+        "domains": domains,
+        "failed_domains": dict(failed or {}),
+        "avg": sum(domains[d]["pass^1"] for d in scored) / len(scored) if scored else None,
+        "avg_domains": scored,
+        "avg_is_paper_tau2_avg": sorted(scored) == sorted(PAPER_DOMAINS),
+        "agent": _endpoint(cfg.agent_model, cfg.agent_base_url),
+        "user_simulator": user,
+        "judge": judge,
+        "comparable_to_leaderboard": not reasons,
+        "not_comparable_because": reasons,
+        "note": ("NOT comparable to the tau2 leaderboard: " + "; ".join(reasons)) if reasons else
+                "tau2 defaults for user simulator and judge, 4 trials, full task set",
+        "config": dataclasses.asdict(cfg),
+    }
+
+
+# ---- running ----------------------------------------------------------------------------------
+
+
+def _pump(stream: TextIO, sinks: Sequence[TextIO], tail: collections.deque[str] | None) -> None:
+    for line in iter(stream.readline, ""):
+        for s in sinks:  # keep draining whatever a sink does, or tau2 blocks on a full pipe
+            with contextlib.suppress(OSError, ValueError):
+                s.write(line)
+                s.flush()
+        if tail is not None:
+            tail.append(line)
+    stream.close()
+
+
+def run_subprocess(argv: Sequence[str], log_path: Path, env: Mapping[str, str] | None = None,
+                   timeout: float | None = None, tail_lines: int = 40) -> tuple[int, str]:
+    """Run ``argv``, streaming stdout/stderr to ours and to ``log_path``; (exit code, stderr tail)."""
+    tail: collections.deque[str] = collections.deque(maxlen=tail_lines)
+    with open(log_path, "w", encoding="utf-8") as log:
+        proc = subprocess.Popen(list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, encoding="utf-8", errors="replace",
+                                env=dict(env) if env else None, start_new_session=True)
+        assert proc.stdout is not None and proc.stderr is not None
+        pumps = [threading.Thread(target=_pump, args=(proc.stdout, [sys.stdout, log], None), daemon=True),
+                 threading.Thread(target=_pump, args=(proc.stderr, [sys.stderr, log], tail), daemon=True)]
+        for t in pumps:
+            t.start()
+        try:
+            rc = proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            _stop(proc)
+            rc = -9
+            tail.append(f"[prove_jax] killed after {timeout}s\n")
+        for t in pumps:
+            t.join(timeout=10)
+    return rc, "".join(tail)
+
+
+def _refuse_existing(cfg: Tau2Config, out_dir: Path) -> None:
+    existing = [str(p) for d in cfg.domains if (p := find_results(out_dir / d)) is not None]
+    if existing and not cfg.resume:
+        raise FileExistsError(f"tau2 results already exist: {', '.join(existing)}; pass --resume to continue "
+                              "them, --summarize-only to re-read them, or use a fresh --out-dir")
+
+
+def run_tau2(cfg: Tau2Config, out_dir: str | Path) -> dict[str, Any]:
+    """Run every domain (one ``tau2 run`` each), summarise the ones that produced results.
+
+    A domain that exits non-zero or leaves no readable results file is recorded under
+    ``failed_domains`` with its exit code and stderr tail; the others still run. Writes and
+    returns the summary (``out_dir/tau2.json``). Existing results are continued only with
+    ``cfg.resume``; otherwise nothing runs and FileExistsError names them.
+    """
+    out_dir = Path(out_dir).resolve()
+    _refuse_existing(cfg, out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shim = out_dir / SHIM_NAME
+    if judge_spec(cfg) is not None:
+        shim.write_text(shim_source())
+    env = dict(os.environ)
+    if cfg.tau2_data_dir:
+        env["TAU2_DATA_DIR"] = str(cfg.tau2_data_dir)
+    results: dict[str, Tau2Results] = {}
+    failed: dict[str, dict[str, Any]] = {}
+    for domain in cfg.domains:
+        save_to = out_dir / domain
+        argv = tau2_command(cfg, domain, save_to, shim)
+        print(f"[tau2] {domain}: {' '.join(argv)}", file=sys.stderr, flush=True)
+        t0 = time.time()
+        try:
+            rc, err = run_subprocess(argv, out_dir / f"{domain}.log", env, cfg.domain_timeout_s)
+        except OSError as e:  # e.g. no tau2 executable
+            rc, err = None, f"could not start {argv[0]!r}: {e}"
+        path = find_results(save_to)
+        record: dict[str, Any] = {"returncode": rc, "stderr_tail": err, "seconds": round(time.time() - t0, 1)}
+        if rc != 0 or path is None:
+            failed[domain] = {**record, "error": "tau2 failed" if rc else "tau2 left no results file"}
+            continue
+        try:
+            results[domain] = read_results(path)
+        except (OSError, ValueError) as e:
+            failed[domain] = {**record, "error": str(e)}
+    summary = summarize(results, cfg, failed)
+    (out_dir / SUMMARY_NAME).write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+# ---- serving (optional; launch/tau2.sh does the same in shell) --------------------------------
+
+
+def wait_ready(base_url: str, timeout: float, proc: subprocess.Popen[Any] | None = None,
+               poll: float = 0.25) -> None:
+    """Block until ``GET {base_url}/models`` answers 200; raise if ``proc`` dies or time runs out."""
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"server for {base_url} exited with code {proc.returncode} before it was ready")
+        try:
+            with urllib.request.urlopen(f"{base_url.rstrip('/')}/models", timeout=5) as r:
+                if r.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"{base_url}/models not ready after {timeout}s")
+        time.sleep(poll)
+
+
+def _stop(proc: subprocess.Popen[Any], grace: float = 30.0) -> None:
+    """Stop a process we started in its own session (and its children), TERM then KILL."""
+    if proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 10.0)):
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def start_server(model_dir: str, port: int, name: str, host: str = "127.0.0.1", timeout: float = 1800.0,
+                 extra_args: Sequence[str] = (), log_path: str | Path | None = None,
+                 command: Sequence[str] | None = None) -> subprocess.Popen[Any]:
+    """Start ``python -m prove_jax.serve`` and wait until it is ready (``command`` overrides argv)."""
+    argv = list(command) if command is not None else [
+        sys.executable, "-m", "prove_jax.serve", "--model", model_dir, "--host", host, "--port", str(port),
+        "--served-model-name", name, *extra_args]
+    log = open(log_path, "w") if log_path else subprocess.DEVNULL  # noqa: SIM115 (lives with the server)
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        wait_ready(f"http://{host}:{port}/v1", timeout, proc)
+    except BaseException:
+        _stop(proc)
+        raise
+    return proc
+
+
+@contextlib.contextmanager
+def served(model_dir: str, port: int, name: str, **kw: Any) -> Iterator[str]:
+    """Serve ``model_dir`` for the duration of the block; yields its base URL; always stops it."""
+    proc = start_server(model_dir, port, name, **kw)
+    try:
+        yield f"http://{kw.get('host', '127.0.0.1')}:{port}/v1"
+    finally:
+        _stop(proc)
+
+
+# ---- CLI ----------------------------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    d = Tau2Config()
+    p = argparse.ArgumentParser(prog="python -m prove_jax.eval tau2", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--out-dir", required=True, help="results go to OUT/<domain>/, the summary to OUT/tau2.json")
+    p.add_argument("--domains", nargs="+", default=list(d.domains))
+    p.add_argument("--num-trials", type=int, default=d.num_trials)
+    p.add_argument("--task-split", default=d.task_split, help="tau2 --task-split-name: base | test | train | small")
+    p.add_argument("--num-tasks", type=int, default=None)
+    p.add_argument("--task-ids", nargs="+", default=[])
+    p.add_argument("--max-concurrency", type=int, default=d.max_concurrency)
+    p.add_argument("--max-steps", type=int, default=d.max_steps)
+    p.add_argument("--max-errors", type=int, default=d.max_errors)
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--temperature", type=float, default=d.temperature)
+    p.add_argument("--agent-model", default=d.agent_model, help="served name of the policy")
+    p.add_argument("--agent-base-url", default=d.agent_base_url, help="'none': tau2's own provider routing")
+    p.add_argument("--user-model", default=None, help="user simulator (default: the agent's model and "
+                   "endpoint); a model given without --user-base-url goes through tau2's own provider routing")
+    p.add_argument("--user-base-url", default=None)
+    p.add_argument("--judge-model", default=None, help="NL-assertion judge (default: the user simulator); "
+                   "a model given without --judge-base-url goes through tau2's own provider routing")
+    p.add_argument("--judge-base-url", default=None)
+    p.add_argument("--tau2-executable", default=d.tau2_executable)
+    p.add_argument("--tau2-python", default=None, help="Python of the env where tau2 is installed")
+    p.add_argument("--tau2-data-dir", default=None, help="exported as TAU2_DATA_DIR")
+    p.add_argument("--resume", action="store_true", help="continue existing results (tau2 --auto-resume)")
+    p.add_argument("--infra-errors", choices=("fail", "exclude"), default=d.infra_errors,
+                   help="infrastructure_error simulations: failed trials (default) or dropped")
+    p.add_argument("--domain-timeout", type=float, default=None, help="seconds per domain")
+    p.add_argument("--summarize-only", action="store_true", help="only re-read OUT/<domain>/results.json")
+    p.add_argument("--serve-agent", default=None, metavar="MODEL_DIR", help="start prove_jax.serve for it")
+    p.add_argument("--agent-port", type=int, default=8000)
+    p.add_argument("--serve-user", default=None, metavar="MODEL_DIR", help="start a user-simulator server")
+    p.add_argument("--user-port", type=int, default=8001)
+    p.add_argument("--serve-args", default="", help="extra prove_jax.serve arguments, one string")
+    return p.parse_args(argv)
+
+
+def _url(v: str | None) -> str | None:
+    return None if v is None or v.lower() == "none" else v
+
+
+def config_from_args(a: argparse.Namespace) -> Tau2Config:
+    return Tau2Config(
+        domains=tuple(a.domains), num_trials=a.num_trials, agent_model=a.agent_model,
+        agent_base_url=_url(a.agent_base_url), user_model=a.user_model, user_base_url=_url(a.user_base_url),
+        judge_model=a.judge_model, judge_base_url=_url(a.judge_base_url), max_concurrency=a.max_concurrency,
+        task_split=a.task_split, num_tasks=a.num_tasks, task_ids=tuple(a.task_ids), max_steps=a.max_steps,
+        max_errors=a.max_errors, seed=a.seed, temperature=a.temperature, tau2_executable=a.tau2_executable,
+        tau2_python=a.tau2_python, tau2_data_dir=a.tau2_data_dir, resume=a.resume, infra_errors=a.infra_errors,
+        domain_timeout_s=a.domain_timeout)
+
+
+def summarize_dir(cfg: Tau2Config, out_dir: str | Path) -> dict[str, Any]:
+    """Re-read ``out_dir/<domain>`` results (no tau2 run) and rewrite ``out_dir/tau2.json``.
+
+    Who played agent, user and judge (and trials, split) is taken from the previous summary's
+    ``config`` when there is one — tau2's results do not record the judge — else from ``cfg``.
+    """
+    out_dir = Path(out_dir)
+    with contextlib.suppress(OSError, ValueError, TypeError, KeyError):
+        old = json.loads((out_dir / SUMMARY_NAME).read_text())["config"]
+        keep = ("agent_model", "agent_base_url", "user_model", "user_base_url", "judge_model", "judge_base_url",
+                "num_trials", "task_split", "num_tasks")
+        cfg = dataclasses.replace(cfg, **{k: old[k] for k in keep if k in old},
+                                  task_ids=tuple(old.get("task_ids") or ()))
+    results, failed = {}, {}
+    for d in cfg.domains:
+        try:
+            results[d] = read_results(find_results(out_dir / d) or out_dir / d / "results.json")
+        except (OSError, ValueError) as e:
+            failed[d] = {"returncode": None, "error": str(e), "stderr_tail": ""}
+    summary = summarize(results, cfg, failed)
+    (out_dir / SUMMARY_NAME).write_text(json.dumps(summary, indent=2) + "\n")
+    return summary
+
+
+def _print_table(summary: Mapping[str, Any]) -> None:
+    for d, s in summary["domains"].items():
+        ks = "  ".join(f"pass^{k} {v:5.1f}" for k, v in s["pass_hat_k"].items())
+        print(f"{d:10s} tasks {s['n_tasks']:4d}  sims {s['n_simulations']:4d}  {ks}")
+    for d, f in summary["failed_domains"].items():
+        print(f"{d:10s} FAILED (exit {f.get('returncode')}): {f.get('error')}")
+    if summary["avg"] is not None:
+        print(f"avg pass^1 over {', '.join(summary['avg_domains'])}: {summary['avg']:.1f}")
+    if not summary["comparable_to_leaderboard"]:
+        print("NOT comparable to the tau2 leaderboard: " + "; ".join(summary["not_comparable_because"]))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    a = parse_args(argv)
+    cfg = config_from_args(a)
+    if a.summarize_only:
+        summary = summarize_dir(cfg, a.out_dir)
+    else:
+        try:
+            _refuse_existing(cfg, Path(a.out_dir))  # before starting any server
+        except FileExistsError as e:
+            print(e, file=sys.stderr)
+            return 2
+        with contextlib.ExitStack() as stack:
+            extra = a.serve_args.split()
+            Path(a.out_dir).mkdir(parents=True, exist_ok=True)
+            if a.serve_agent:
+                url = stack.enter_context(served(a.serve_agent, a.agent_port, cfg.agent_model, extra_args=extra,
+                                                 log_path=Path(a.out_dir) / "serve_agent.log"))
+                cfg = dataclasses.replace(cfg, agent_base_url=url)
+            if a.serve_user:
+                name = cfg.user_model or "user"
+                url = stack.enter_context(served(a.serve_user, a.user_port, name, extra_args=extra,
+                                                 log_path=Path(a.out_dir) / "serve_user.log"))
+                cfg = dataclasses.replace(cfg, user_model=name, user_base_url=url)
+            summary = run_tau2(cfg, a.out_dir)
+    _print_table(summary)
+    print(f"wrote {Path(a.out_dir) / SUMMARY_NAME}")
+    return 1 if summary["failed_domains"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
