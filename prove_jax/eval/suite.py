@@ -47,36 +47,12 @@ class BenchmarksConfig:
 
 @contextlib.contextmanager
 def served(engine: Any, chat: Any, name: str) -> Iterator[str]:
-    """Serve a running-or-not engine over HTTP on a free local port for the duration (τ² needs
-    a URL). The app's lifespan owns the engine, so use this *instead of* ``async with engine``."""
-    import asyncio
-    import socket
-    import threading
-    import time
+    """Serve ``engine`` over HTTP on a free local port for the duration (τ² needs a URL). The app's
+    lifespan owns the engine, so use this *instead of* ``async with engine``."""
+    from prove_jax.serve.app import build_app, serve_in_thread
 
-    import httpx
-    import uvicorn
-
-    from prove_jax.serve.app import build_app
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    server = uvicorn.Server(uvicorn.Config(build_app(engine, chat, name), host="127.0.0.1", port=port,
-                                           log_level="warning"))
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True, name="serve")
-    thread.start()
-    url = f"http://127.0.0.1:{port}/v1"
-    for _ in range(600):
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{url}/models", timeout=2).status_code == 200:
-                break
-        time.sleep(0.1)
-    try:
+    with serve_in_thread(build_app(engine, chat, name), timeout_s=600) as url:
         yield url
-    finally:
-        server.should_exit = True
-        thread.join(timeout=60)
 
 
 async def run_benchmarks(client: ChatClient, name: str, out_dir: str | Path, cfg: BenchmarksConfig, *,

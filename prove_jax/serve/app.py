@@ -15,7 +15,7 @@ import contextlib
 import json
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from typing import Any
 
 from starlette.applications import Starlette
@@ -246,3 +246,41 @@ def build_app(engine: Engine, chat: EngineChat, model_name: str) -> Starlette:
     app = Starlette(routes=routes, lifespan=lifespan, exception_handlers={404: not_found, 405: bad_method})
     app.state.server = server
     return app
+
+
+@contextlib.contextmanager
+def serve_in_thread(app: Starlette, host: str = "127.0.0.1", port: int = 0,
+                    timeout_s: float = 120.0) -> Iterator[str]:
+    """Run ``app`` under uvicorn in a daemon thread (its own event loop) and yield its ``/v1`` URL
+    once ``/v1/models`` answers; stops the server on exit. ``port=0`` picks a free port.
+
+    For callers that need the policy behind HTTP inside one process (τ² from ``eval all``, tests).
+    The app's lifespan owns its engine, so the engine must not be entered elsewhere meanwhile."""
+    import socket
+    import threading
+
+    import httpx
+    import uvicorn
+
+    if port == 0:
+        with socket.socket() as s:
+            s.bind((host, 0))
+            port = int(s.getsockname()[1])
+    server = uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning"))
+    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True, name="serve")
+    thread.start()
+    url = f"http://{host}:{port}/v1"
+    deadline = time.monotonic() + timeout_s
+    try:
+        while True:
+            with contextlib.suppress(httpx.HTTPError):
+                if httpx.get(f"{url}/models", timeout=2).status_code == 200:
+                    break
+            if time.monotonic() > deadline or not thread.is_alive():
+                raise RuntimeError(f"the server on {url} did not come up")
+            time.sleep(0.05)
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)
+

@@ -7,17 +7,10 @@ random Qwen3 saved by ``save_hf``. The server is the production app on 127.0.0.1
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import socket
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from prove_jax.chat import get_template, train_tiny_tokenizer
 from prove_jax.engine import EngineConfig
@@ -65,29 +58,11 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@contextlib.contextmanager
-def serving(app: Any, port: int | None = None) -> Iterator[str]:
-    """Run ``app`` under uvicorn on 127.0.0.1 in a daemon thread; yields the ``/v1`` base URL."""
-    import uvicorn
+def serving(app: Any) -> Any:
+    """The production app on 127.0.0.1 in a thread (``serve_in_thread``); yields the ``/v1`` URL."""
+    from prove_jax.serve.app import serve_in_thread
 
-    port = port or free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{port}/v1"
-    deadline = time.time() + 60
-    while time.time() < deadline:
-        with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(f"{base}/models", timeout=2).status_code == 200:
-                break
-        time.sleep(0.05)
-    else:
-        raise RuntimeError("server did not come up")
-    try:
-        yield base
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    return serve_in_thread(app)
 
 
 #: What the tiny policy is taught (a few hundred Adam steps on these two replies): a weather
