@@ -86,7 +86,9 @@ class EngineChat:
             prefix = f'{self.template.tool_call_open}\n{{"name": "{forced}", "arguments": '
         if prefix:
             ids = ids + self.tokenizer.encode(prefix)
-        return Prompt(ids=ids, prefix=prefix, parse_calls=forced is not False)
+        # Without tools there are no tool_calls (as OpenAI and vLLM): the text comes back whole, so a
+        # benchmark that scores raw text (T-Eval) sees the same string in-process and over HTTP.
+        return Prompt(ids=ids, prefix=prefix, parse_calls=forced is not False and bool(tool_list))
 
     def _transcript(self, msgs: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Transcript:
         """The conversation built the way the episode driver builds it: the opening (everything

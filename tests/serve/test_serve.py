@@ -77,7 +77,7 @@ def test_tool_call_and_text_through_the_official_client(client: openai.OpenAI) -
 
 
 def test_tool_choice(client: openai.OpenAI) -> None:
-    """``none``: the call text comes back as content, unparsed; a named function is pre-filled
+    """``none`` (or no tools at all): the call text comes back as content, unparsed; a named function is pre-filled
     into the turn (the taught model then drifts, so the block may be invalid — but it is that
     function's block); ``length`` when max_tokens cuts the turn."""
     r = client.chat.completions.create(model="tiny", messages=WEATHER, tools=TOOLS, tool_choice="none",
@@ -87,6 +87,9 @@ def test_tool_choice(client: openai.OpenAI) -> None:
         model="tiny", messages=HELLO, tools=TOOLS, max_tokens=8, temperature=0,
         tool_choice={"type": "function", "function": {"name": "cd"}})
     assert chat.http_response.status_code == 200
+    r = client.chat.completions.create(model="tiny", messages=WEATHER, max_tokens=64, temperature=0)
+    assert r.choices[0].message.tool_calls is None  # no tools in the request: the text is returned whole
+    assert r.choices[0].message.content.startswith("<tool_call>") and r.choices[0].finish_reason == "stop"
     r = client.chat.completions.create(model="tiny", messages=HELLO, tools=TOOLS, max_tokens=3, temperature=0)
     assert r.choices[0].finish_reason == "length" and r.usage.completion_tokens == 3
 
