@@ -92,6 +92,8 @@ def print_summary(run: Any, summary: dict[str, Any]) -> None:
         print(f"  -> {verdict}: parsed-call fraction {_fmt(p['parsed_call_fraction'][0])} -> "
               f"{_fmt(p['parsed_call_fraction'][1])}, tool reward {_fmt(p['tool_reward'][0])} -> "
               f"{_fmt(p['tool_reward'][1])}")
+    if isinstance(table, dict) and (run.stage_dir("eval") / "report.md").exists():
+        print(f"Eval report (Table 3 layout; benchmarks per eval.benchmarks): {run.stage_dir('eval') / 'report.md'}")
     if "export" in res:
         print(f"HF export: {res['export'].get('dir')}")
     print(f"Run directory: {run.out} (metrics.jsonl, tb/ and PNGs per stage; summary.json)")

@@ -30,7 +30,7 @@ def _policy_args(p: argparse.ArgumentParser, *, multiple: bool = False) -> None:
         p.add_argument("--url", default=None, help="an OpenAI-compatible /v1 URL instead of --model")
         p.add_argument("--served-model", default=None, help="model name at --url")
     p.add_argument("--name", action="append", default=None, help="display name per --model (default: dir name)")
-    p.add_argument("--slots", type=int, default=32, help="engine rows (concurrent requests)")
+    p.add_argument("--slots", type=int, default=16, help="engine rows (concurrent conversations; KV cache = slots x max-len)")
     p.add_argument("--max-len", type=int, default=16384, help="most tokens of one conversation")
     p.add_argument("--max-chunk", type=int, default=512)
     p.add_argument("--dtype", default="bfloat16")
