@@ -29,6 +29,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--mesh", default=None, help="mesh spec, e.g. 'tensor=2' (default: one device)")
     p.add_argument("--enable-thinking", action="store_true", help="Qwen3: leave thinking on (training had it off)")
     p.add_argument("--log-level", default="warning")
+    p.add_argument("--access-log", action="store_true", help="log every request (off: it costs per request)")
     return p.parse_args(argv)
 
 
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     engine = policy.engine(engine_config(args))
     app = build_app(engine, EngineChat(engine, policy.template, policy.tokenizer), policy.name)
     print(f"serving {policy.source} as {policy.name!r} on http://{args.host}:{args.port}/v1", flush=True)
-    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(app, host=args.host, port=args.port, log_level=args.log_level, access_log=args.access_log)
 
 
 if __name__ == "__main__":
