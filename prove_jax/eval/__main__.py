@@ -97,7 +97,8 @@ def cmd_all(args: argparse.Namespace) -> Path:
         bfcl=not args.no_bfcl, bfcl_limit=args.bfcl_limit, bfcl_max_tokens=args.max_tokens,
         teval_data=args.teval_data, teval_embedder=args.teval_embedder, teval_limit=args.teval_limit,
         tau2_domains=tuple(args.tau2_domains or ()), tau2_trials=args.tau2_trials, tau2_user_url=args.tau2_user_url,
-        tau2_user_model=args.tau2_user_model, tau2_num_tasks=args.tau2_num_tasks, concurrency=args.concurrency)
+        tau2_user_model=args.tau2_user_model, tau2_num_tasks=args.tau2_num_tasks,
+        tau2_executable=args.tau2_executable, tau2_python=args.tau2_python, concurrency=args.concurrency)
     out = Path(args.out)
     rows = []
     names = args.name or []
@@ -194,6 +195,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     a.add_argument("--tau2-user-url", default=None)
     a.add_argument("--tau2-user-model", default=None)
     a.add_argument("--tau2-num-tasks", type=int, default=None)
+    a.add_argument("--tau2-executable", default="tau2", help="the tau2 CLI (installed from its repository)")
+    a.add_argument("--tau2-python", default=None, help="run tau2 as `PY -m tau2.cli` (another venv)")
     return p.parse_args(argv)
 
 

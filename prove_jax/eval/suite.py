@@ -38,6 +38,8 @@ class BenchmarksConfig:
     tau2_user_url: str | None = None  # the user simulator's /v1 URL (default: the policy's own)
     tau2_user_model: str | None = None
     tau2_num_tasks: int | None = None
+    tau2_executable: str = "tau2"  # the user's tau2 CLI (installed from its repository)
+    tau2_python: str | None = None  # or run it as `PY -m tau2.cli` from another environment
     concurrency: int = 32
 
     @property
@@ -90,7 +92,8 @@ async def run_benchmarks(client: ChatClient, name: str, out_dir: str | Path, cfg
             tcfg = tau2.Tau2Config(domains=tuple(cfg.tau2_domains), num_trials=cfg.tau2_trials,
                                    agent_model=served_name or name, agent_base_url=url,
                                    user_model=cfg.tau2_user_model or served_name or name,
-                                   user_base_url=cfg.tau2_user_url or url, num_tasks=cfg.tau2_num_tasks)
+                                   user_base_url=cfg.tau2_user_url or url, num_tasks=cfg.tau2_num_tasks,
+                                   tau2_executable=cfg.tau2_executable, tau2_python=cfg.tau2_python)
             return await asyncio.to_thread(tau2.run_tau2, tcfg, out / "tau2")
 
         results["tau2"] = await _guard(run_tau2())
