@@ -1,7 +1,7 @@
 """The OpenAI-compatible HTTP layer: JSON in, :class:`EngineChat` call, JSON (or SSE) out.
 
 Routes: ``GET /v1/models``, ``POST /v1/chat/completions`` (``tools``, ``tool_choice``,
-``stream``), ``POST /v1/completions`` (``prompt`` as text, ids or a list of texts), ``GET
+``stream``), ``POST /v1/completions`` (``prompt`` as text, ids or a list of texts; ``stream``), ``GET
 /health``. Every request is validated before it reaches the engine; a bad one gets an
 OpenAI-style error body (``{"error": {"message", "type", "param", "code"}}``) with 400 (malformed,
 context too long) or 404 (unknown model), and an unexpected failure inside one request is a 500
@@ -184,20 +184,56 @@ class Server:
                 "top_p": _number(body, "top_p", 1.0, 1e-9, 1.0), "seed": _int(body, "seed", None, lo=0),
                 "stop": _stop(body)}
         cid, created = f"cmpl-{uuid.uuid4().hex}", int(time.time())
-        outs = await asyncio.gather(*(self.chat.complete(p, **args) for p in prompts))
         if body.get("stream"):
-            async def events() -> AsyncIterator[bytes]:
-                for i, (text, finish, _, _) in enumerate(outs):
-                    yield _sse({"id": cid, "object": "text_completion", "created": created, "model": self.model_name,
-                                "choices": [{"index": i, "text": text, "logprobs": None, "finish_reason": finish}]})
-                yield b"data: [DONE]\n\n"
-            return StreamingResponse(events(), media_type="text/event-stream")
+            streams = [self.chat.complete_stream(p, **args) for p in prompts]
+            firsts = list(await asyncio.gather(*(anext(st) for st in streams)))  # errors before the 200
+            return StreamingResponse(self._completion_events(cid, created, streams, firsts),
+                                     media_type="text/event-stream")
+        outs = await asyncio.gather(*(self.chat.complete(p, **args) for p in prompts))
         n_prompt, n_out = sum(o[2] for o in outs), sum(o[3] for o in outs)
         return JSONResponse({"id": cid, "object": "text_completion", "created": created, "model": self.model_name,
                              "choices": [{"index": i, "text": t, "logprobs": None, "finish_reason": f}
                                          for i, (t, f, _, _) in enumerate(outs)],
                              "usage": {"prompt_tokens": n_prompt, "completion_tokens": n_out,
                                        "total_tokens": n_prompt + n_out}})
+
+    async def _completion_events(self, cid: str, created: int, streams: list[Any], firsts: list[Any]
+                                 ) -> AsyncIterator[bytes]:
+        """Chunks of every prompt's completion as they arrive, tagged by ``index`` (merged)."""
+        queue: asyncio.Queue[tuple[int, Any]] = asyncio.Queue()
+
+        async def pump(i: int) -> None:
+            item = firsts[i]
+            try:
+                while True:
+                    await queue.put((i, item))
+                    if isinstance(item, tuple):
+                        return
+                    item = await anext(streams[i])
+            except Exception as exc:
+                await queue.put((i, exc))
+
+        def chunk(i: int, text: str, finish: str | None) -> bytes:
+            return _sse({"id": cid, "object": "text_completion", "created": created, "model": self.model_name,
+                         "choices": [{"index": i, "text": text, "logprobs": None, "finish_reason": finish}]})
+
+        tasks = [asyncio.ensure_future(pump(i)) for i in range(len(streams))]
+        try:
+            left = len(streams)
+            while left:
+                i, item = await queue.get()
+                if isinstance(item, Exception):
+                    left -= 1
+                    yield _sse({"error": {"message": f"internal error: {item!r}", "type": "server_error"}})
+                elif isinstance(item, tuple):
+                    left -= 1
+                    yield chunk(i, "", item[1])
+                else:
+                    yield chunk(i, item, None)
+        finally:
+            for t in tasks:
+                t.cancel()
+        yield b"data: [DONE]\n\n"
 
     # ---- the rest -----------------------------------------------------------------------------
     async def models(self, request: Request) -> Response:

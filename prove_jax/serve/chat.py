@@ -165,6 +165,37 @@ class EngineChat:
         gen = await self._generate(prompt.ids, self.budget(len(prompt.ids), max_tokens), temperature, top_p, seed)
         return self.reply(prompt, gen, stop)
 
+    async def _deltas(self, ids: list[int], budget: int, temperature: float, top_p: float, seed: int | None,
+                      visible: Any) -> AsyncIterator[str | Generation]:
+        """Text deltas while the turn is sampled — each the growth of ``visible(text so far)``, the
+        part that is final whatever comes next — then the :class:`Generation`."""
+        got: list[int] = []
+        arrived = asyncio.Event()
+
+        def on_token(tid: int) -> None:
+            got.append(tid)
+            arrived.set()
+
+        task = asyncio.ensure_future(self._generate(ids, budget, temperature, top_p, seed, on_token))
+        sent = ""
+        try:
+            while not task.done():
+                waiter = asyncio.ensure_future(arrived.wait())
+                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+                arrived.clear()
+                safe = visible(self.tokenizer.decode(got))
+                if len(safe) > len(sent) and safe.startswith(sent):
+                    yield safe[len(sent):]
+                    sent = safe
+            gen = task.result()
+        finally:
+            if not task.done():
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    await task
+        yield gen
+
     async def chat_stream(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None,
                           *, tool_choice: str | Mapping[str, Any] = "auto", max_tokens: int | None = None,
                           temperature: float = 0.0, top_p: float = 1.0, seed: int | None = 0,
@@ -174,70 +205,85 @@ class EngineChat:
         Text is held back while it could still turn into a tool-call block, a think block, a stop
         string or an incomplete UTF-8 character, so the deltas concatenate to the reply's
         ``content``; the calls come whole in the final reply (their arguments are only valid JSON
-        once the block is closed)."""
+        once the block is closed). A forced call (``tool_choice``) streams no text."""
         prompt = self.render(messages, tools, tool_choice)
         budget = self.budget(len(prompt.ids), max_tokens)
-        ids: list[int] = []
-        arrived = asyncio.Event()
+        markers = (*self._markers, *stop)
 
-        def on_token(tid: int) -> None:
-            ids.append(tid)
-            arrived.set()
+        def visible(text: str) -> str:
+            return "" if prompt.prefix else _hold_back(text, markers).strip()
 
-        task = asyncio.ensure_future(self._generate(prompt.ids, budget, temperature, top_p, seed, on_token))
         sent = ""
-        try:
-            while not task.done():
-                waiter = asyncio.ensure_future(arrived.wait())
-                await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
-                waiter.cancel()
-                arrived.clear()
-                if prompt.prefix:
-                    continue  # a forced call: no free text to stream
-                safe = self._streamable(self.tokenizer.decode(ids), stop)
-                if len(safe) > len(sent) and safe.startswith(sent):
-                    yield safe[len(sent):]
-                    sent = safe
-            reply = self.reply(prompt, task.result(), stop)
-        finally:
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
+        async for item in self._deltas(prompt.ids, budget, temperature, top_p, seed, visible):
+            if isinstance(item, str):
+                sent += item
+                yield item
+            else:
+                reply = self.reply(prompt, item, stop)
         if reply.content.startswith(sent) and len(reply.content) > len(sent):
             yield reply.content[len(sent):]
         yield reply
 
-    def _streamable(self, text: str, stop: Sequence[str]) -> str:
-        """The prefix of ``text`` that is final content whatever comes next."""
-        cut = len(text)
-        for marker in (*self._markers, *stop):
-            if not marker:
-                continue
-            i = text.find(marker)
-            if i >= 0:
-                cut = min(cut, i)
-            else:  # a partial marker at the end may still complete
-                for k in range(min(len(marker) - 1, len(text)), 0, -1):
-                    if text.endswith(marker[:k]):
-                        cut = min(cut, len(text) - k)
-                        break
-        head = text[:cut]
-        while head.endswith("\ufffd"):
-            head = head[:-1]
-        return head.strip() if cut < len(text) else head.lstrip().rstrip()
+    def _encode_prompt(self, prompt: str | Sequence[int]) -> list[int]:
+        ids = self.tokenizer.encode(prompt) if isinstance(prompt, str) else [int(i) for i in prompt]
+        if not ids:
+            raise RequestError("prompt must not be empty", param="prompt")
+        return ids
 
     async def complete(self, prompt: str | Sequence[int], *, max_tokens: int | None = 16, temperature: float = 1.0,
                        top_p: float = 1.0, seed: int | None = None, stop: Sequence[str] = ()
                        ) -> tuple[str, str, int, int]:
         """Raw completion (``/v1/completions``): ``(text, finish_reason, prompt_tokens, completion_tokens)``.
         The prompt is encoded as given: no template is applied (the client rendered it)."""
-        ids = self.tokenizer.encode(prompt) if isinstance(prompt, str) else [int(i) for i in prompt]
-        if not ids:
-            raise RequestError("prompt must not be empty", param="prompt")
+        ids = self._encode_prompt(prompt)
         gen = await self._generate(ids, self.budget(len(ids), max_tokens), temperature, top_p, seed)
         text, hit = _cut_at_stop(self._text(gen), stop)
         return text, "stop" if hit or gen.finish == "stop" else "length", len(ids), len(gen.ids)
+
+    async def complete_stream(self, prompt: str | Sequence[int], *, max_tokens: int | None = 16,
+                              temperature: float = 1.0, top_p: float = 1.0, seed: int | None = None,
+                              stop: Sequence[str] = ()) -> AsyncIterator[str | tuple[str, str, int, int]]:
+        """Text deltas of a raw completion as tokens arrive (held back only at a possible stop string
+        or an incomplete character), then the :meth:`complete` tuple."""
+        ids = self._encode_prompt(prompt)
+        budget = self.budget(len(ids), max_tokens)
+        markers = (*stop, *self.engine_stop_texts)
+        sent = ""
+        async for item in self._deltas(ids, budget, temperature, top_p, seed, lambda t: _hold_back(t, markers)):
+            if isinstance(item, str):
+                sent += item
+                yield item
+            else:
+                text, hit = _cut_at_stop(self._text(item), stop)
+                if text.startswith(sent) and len(text) > len(sent):
+                    yield text[len(sent):]
+                yield text, "stop" if hit or item.finish == "stop" else "length", len(ids), len(item.ids)
+
+    @property
+    def engine_stop_texts(self) -> tuple[str, ...]:
+        """Texts of the stop tokens (never part of a completion's text)."""
+        return tuple(self.tokenizer.decode([t]) for t in sorted(self.engine.stop_ids))
+
+
+def _hold_back(text: str, markers: Sequence[str]) -> str:
+    """The prefix of ``text`` before the first of ``markers`` and before any suffix that could still
+    grow into one, without a trailing incomplete UTF-8 character (decoded as U+FFFD)."""
+    cut = len(text)
+    for marker in markers:
+        if not marker:
+            continue
+        i = text.find(marker)
+        if i >= 0:
+            cut = min(cut, i)
+        else:
+            for k in range(min(len(marker) - 1, len(text)), 0, -1):
+                if text.endswith(marker[:k]):
+                    cut = min(cut, len(text) - k)
+                    break
+    head = text[:cut]
+    while head.endswith("\ufffd"):
+        head = head[:-1]
+    return head
 
 
 class OpenAIChat:

@@ -197,3 +197,21 @@ def test_completions(client: openai.OpenAI, policy: Any) -> None:
     ids = policy.tokenizer.encode(prompt)
     r = client.completions.create(model="tiny", prompt=ids, max_tokens=64, temperature=0)
     assert r.choices[0].text == TAUGHT[1][1]["content"] and r.usage.prompt_tokens == len(ids)
+
+
+def test_completions_stream_token_by_token(client: openai.OpenAI, policy: Any) -> None:
+    prompt = policy.template.render(HELLO, TOOLS, add_generation_prompt=True)
+    pieces: dict[int, list[str]] = {0: [], 1: []}
+    finish: dict[int, str] = {}
+    for chunk in client.completions.create(model="tiny", prompt=[prompt, prompt], max_tokens=64, temperature=0,
+                                           stream=True, stop=["help"]):
+        for c in chunk.choices:
+            pieces[c.index].append(c.text)
+            if c.finish_reason:
+                finish[c.index] = c.finish_reason
+    for i in (0, 1):
+        assert "".join(pieces[i]) == "Hello there, how can I " and finish[i] == "stop"
+        assert len([p for p in pieces[i] if p]) >= 2  # streamed in pieces as tokens arrived
+    whole = "".join(c.choices[0].text for c in client.completions.create(
+        model="tiny", prompt=prompt, max_tokens=64, temperature=0, stream=True))
+    assert whole == TAUGHT[1][1]["content"]  # the stop token's text never leaks into the stream
