@@ -86,3 +86,23 @@ def bfcl_categories() -> tuple[str, ...]:
     from prove_jax.eval.bfcl import CATEGORIES
 
     return CATEGORIES
+
+
+def test_launcher_eval_stage_runs_the_same_benchmarks(run_copy: Path) -> None:
+    """``stages=[eval]`` with ``eval.benchmarks.bfcl``: every model also plays BFCL (through the
+    chat interface on the stage's own engine) and the stage writes the same report as ``eval all``."""
+    from prove_jax.launch import main
+    from tests.rl.conftest import base_overrides
+
+    main([*base_overrides(run_copy), "stages=[eval]", "eval.benchmarks.bfcl=true", "eval.benchmarks.bfcl_limit=1",
+          "eval.benchmarks.bfcl_categories=[multi_turn_base]", "eval.benchmarks.bfcl_max_tokens=16",
+          "engine.max_len=16384"])
+    for name in ("initial", "sft"):
+        res = json.loads((run_copy / "eval" / f"{name}.json").read_text())
+        base = res["benchmarks"]["bfcl"]["categories"]["multi_turn_base"]
+        assert base["total"] == 1 and not base["stopped"]  # played to the end, not cut off
+        assert (run_copy / "eval" / "benchmarks" / name / "bfcl" / "bfcl.json").exists()
+    report = json.loads((run_copy / "eval" / "report.json").read_text())
+    assert [r["model"] for r in report["rows"]] == ["initial", "sft"]
+    assert all(r["headline"]["bfcl_mt_overall"] is not None for r in report["rows"])
+    assert "## BFCL Multi-Turn" in (run_copy / "eval" / "report.md").read_text()
