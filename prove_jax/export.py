@@ -81,16 +81,13 @@ def _mesh(run: Any, mesh: str | None) -> Any:
                          "(e.g. --mesh '' for one device)") from None
 
 
-def export_checkpoint(checkpoint: str | Path, out: str | Path, *, step: int | None = None,
-                      dtype: str | None = None, mesh: str | None = None) -> Path:
-    """Write checkpoint ``step`` (default: the newest) of ``checkpoint`` as an HF directory at ``out``.
-
-    ``dtype`` sets the stored weight dtype (default: the params' own); ``mesh`` overrides the
-    training mesh the params are restored onto (``""``: one device), for exporting on a machine
-    with a different device count. Returns ``out``.
-    """
+def restore_checkpoint(checkpoint: str | Path, *, step: int | None = None, mesh: str | None = None
+                       ) -> tuple[Any, Any, Path, int]:
+    """``(run, model, checkpoints_dir, step)`` for checkpoint ``step`` (default: the newest) of
+    ``checkpoint`` (a run, stage or ``checkpoints/`` directory): the model built from the launch
+    config stored in the checkpoint, params restored straight into their shardings. Shared by
+    the export and by ``prove_jax.serve`` / ``prove_jax.eval`` loading a training checkpoint."""
     from prove_jax.checkpoint import Checkpointer
-    from prove_jax.models import save_hf
     from prove_jax.pipeline.context import Run, restore_model
 
     ckpt_dir = resolve_checkpoint_dir(checkpoint)
@@ -105,6 +102,20 @@ def export_checkpoint(checkpoint: str | Path, out: str | Path, *, step: int | No
         model = restore_model(run.model_config(), ckpt, chosen, _mesh(run, mesh))
     finally:
         ckpt.close()
+    return run, model, ckpt_dir, chosen
+
+
+def export_checkpoint(checkpoint: str | Path, out: str | Path, *, step: int | None = None,
+                      dtype: str | None = None, mesh: str | None = None) -> Path:
+    """Write checkpoint ``step`` (default: the newest) of ``checkpoint`` as an HF directory at ``out``.
+
+    ``dtype`` sets the stored weight dtype (default: the params' own); ``mesh`` overrides the
+    training mesh the params are restored onto (``""``: one device), for exporting on a machine
+    with a different device count. Returns ``out``.
+    """
+    from prove_jax.models import save_hf
+
+    run, model, _, _ = restore_checkpoint(checkpoint, step=step, mesh=mesh)
     return save_hf(model, out, source_dir=run.tokenizer_dir, dtype=dtype or None)
 
 

@@ -41,7 +41,8 @@ def _is_hf_dir(path: Path) -> bool:
 def load_policy(path: str | Path, *, step: int | None = None, dtype: str = "bfloat16", mesh: str | None = None,
                 name: str | None = None, enable_thinking: bool = False) -> LoadedPolicy:
     """Load ``path`` (see the module docstring). ``mesh`` is a mesh spec such as ``"fsdp=4"``
-    (default: one device for HF dirs, the training mesh for checkpoints)."""
+    (default: one device for HF dirs, the training mesh for checkpoints). ``dtype`` applies to HF
+    dirs; a checkpoint keeps the dtypes its run trained with."""
     import jax.numpy as jnp
 
     from prove_jax.models import load_hf, make_mesh
@@ -55,21 +56,9 @@ def load_policy(path: str | Path, *, step: int | None = None, dtype: str = "bflo
         model = load_hf(p, make_mesh(mesh) if mesh else None, dtype=jnp.dtype(dtype))
         return LoadedPolicy(model, tok, get_template(family, enable_thinking=enable_thinking), str(p),
                             name or p.name)
-    from prove_jax.checkpoint import Checkpointer
-    from prove_jax.export import _launch_config, _mesh, resolve_checkpoint_dir
-    from prove_jax.pipeline.context import Run, restore_model
+    from prove_jax.export import restore_checkpoint
 
-    ckpt_dir = resolve_checkpoint_dir(p)  # SystemExit naming what was looked at
-    ckpt = Checkpointer(ckpt_dir)
-    try:
-        chosen = ckpt.latest_step() if step is None else step
-        if chosen is None or chosen not in ckpt.manager.all_steps():
-            raise SystemExit(f"{ckpt_dir} has no step {chosen} (steps: {ckpt.manager.all_steps()})")
-        run = Run(_launch_config(ckpt.read_meta(chosen), ckpt_dir, chosen))
-        model = restore_model(run.model_config(), ckpt, chosen, _mesh(run, mesh))
-    finally:
-        ckpt.close()
+    run, model, ckpt_dir, chosen = restore_checkpoint(p, step=step, mesh=mesh)  # SystemExit naming what is wrong
     template = get_template(run.template.family, enable_thinking=enable_thinking)  # type: ignore[arg-type]
-    stage = ckpt_dir.parent.name
     return LoadedPolicy(model, run.tokenizer, template, f"{ckpt_dir}@{chosen}",
-                        name or f"{ckpt_dir.parent.parent.name}-{stage}-{chosen}")
+                        name or f"{ckpt_dir.parent.parent.name}-{ckpt_dir.parent.name}-{chosen}")
