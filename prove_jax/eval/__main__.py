@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from prove_jax.serve.load import add_engine_args, engine_config
+
 
 def _policy_args(p: argparse.ArgumentParser, *, multiple: bool = False) -> None:
     if multiple:
@@ -30,20 +32,11 @@ def _policy_args(p: argparse.ArgumentParser, *, multiple: bool = False) -> None:
         p.add_argument("--url", default=None, help="an OpenAI-compatible /v1 URL instead of --model")
         p.add_argument("--served-model", default=None, help="model name at --url")
     p.add_argument("--name", action="append", default=None, help="display name per --model (default: dir name)")
-    p.add_argument("--slots", type=int, default=16, help="engine rows (concurrent conversations; KV cache = slots x max-len)")
-    p.add_argument("--max-len", type=int, default=16384, help="most tokens of one conversation")
-    p.add_argument("--max-chunk", type=int, default=512)
+    add_engine_args(p, slots=16, max_len=16384)
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--mesh", default=None, help="mesh spec, e.g. 'tensor=2' (default: one device)")
     p.add_argument("--concurrency", type=int, default=32, help="benchmark items in flight")
     p.add_argument("--out", default="runs/eval", help="output directory")
-
-
-def _engine_config(args: argparse.Namespace) -> Any:
-    from prove_jax.engine import EngineConfig
-
-    return EngineConfig(slots=args.slots, max_len=args.max_len, max_chunk=args.max_chunk,
-                        min_chunk=min(32, args.max_chunk))
 
 
 async def _with_policy(args: argparse.Namespace, fn: Any) -> Any:
@@ -59,7 +52,7 @@ async def _with_policy(args: argparse.Namespace, fn: Any) -> Any:
         raise SystemExit("give --model DIR or --url URL")
     name = args.name[0] if args.name else None
     policy = load_policy(args.model, dtype=args.dtype, mesh=args.mesh, name=name)
-    engine = policy.engine(_engine_config(args))
+    engine = policy.engine(engine_config(args))
     async with engine:
         return await fn(EngineChat(engine, policy.template, policy.tokenizer), policy.name)
 
@@ -118,7 +111,7 @@ def evaluate_model(model_dir: str, name: str | None, out: Path, bench: Any, args
     from prove_jax.serve import EngineChat, OpenAIChat, load_policy
 
     policy = load_policy(model_dir, dtype=args.dtype, mesh=args.mesh, name=name)
-    engine = policy.engine(_engine_config(args))
+    engine = policy.engine(engine_config(args))
     chat = EngineChat(engine, policy.template, policy.tokenizer)
     mdir = out / policy.name
     if bench.bfcl:

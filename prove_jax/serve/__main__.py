@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import argparse
 
-from prove_jax.engine import EngineConfig
 from prove_jax.host_memory import configure_host_allocator
+from prove_jax.serve.load import add_engine_args, engine_config
 
 
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
@@ -21,21 +21,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--served-model-name", default=None, help="model id clients send (default: the directory name)")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--slots", type=int, default=16, help="concurrent sequences (decode batch rows)")
-    p.add_argument("--max-len", type=int, default=8192, help="most tokens of prompt + completion")
-    p.add_argument("--max-chunk", type=int, default=512, help="longest prefill chunk (power of two)")
-    p.add_argument("--decode-block", type=int, default=8, help="decode steps per compiled program")
+    add_engine_args(p)
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--mesh", default=None, help="mesh spec, e.g. 'tensor=2' (default: one device)")
     p.add_argument("--enable-thinking", action="store_true", help="Qwen3: leave thinking on (training had it off)")
     p.add_argument("--log-level", default="warning")
     p.add_argument("--access-log", action="store_true", help="log every request (off: it costs per request)")
     return p.parse_args(argv)
-
-
-def engine_config(args: argparse.Namespace) -> EngineConfig:
-    return EngineConfig(slots=args.slots, max_len=args.max_len, max_chunk=args.max_chunk,
-                        min_chunk=min(32, args.max_chunk), decode_block=args.decode_block)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 from pathlib import Path
 from typing import Any
@@ -62,3 +63,21 @@ def load_policy(path: str | Path, *, step: int | None = None, dtype: str = "bflo
     template = get_template(run.template.family, enable_thinking=enable_thinking)  # type: ignore[arg-type]
     return LoadedPolicy(model, run.tokenizer, template, f"{ckpt_dir}@{chosen}",
                         name or f"{ckpt_dir.parent.parent.name}-{ckpt_dir.parent.name}-{chosen}")
+
+
+def add_engine_args(p: argparse.ArgumentParser, *, slots: int = 16, max_len: int = 8192) -> None:
+    """The engine-shape flags every entry point that serves or evaluates a policy takes."""
+    p.add_argument("--slots", type=int, default=slots,
+                   help="concurrent sequences (decode batch rows; KV cache = slots x max-len)")
+    p.add_argument("--max-len", type=int, default=max_len, help="most tokens of prompt + completion")
+    p.add_argument("--max-chunk", type=int, default=512, help="longest prefill chunk (power of two)")
+    p.add_argument("--prefill-rows", type=int, default=4, help="rows prefilled together in one call")
+    p.add_argument("--decode-block", type=int, default=8, help="decode steps per compiled program")
+
+
+def engine_config(args: argparse.Namespace) -> EngineConfig:
+    """The :class:`EngineConfig` of :func:`add_engine_args`' flags."""
+    return EngineConfig(slots=args.slots, max_len=args.max_len, max_chunk=args.max_chunk,
+                        min_chunk=min(32, args.max_chunk), prefill_rows=args.prefill_rows,
+                        decode_block=args.decode_block)
+
