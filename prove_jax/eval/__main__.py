@@ -84,7 +84,8 @@ def cmd_teval(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_all(args: argparse.Namespace) -> Path:
     from prove_jax.eval.report import write_report
-    from prove_jax.eval.suite import BenchmarksConfig, write_json
+    from prove_jax.eval.suite import BenchmarksConfig
+    from prove_jax.pipeline.context import write_json
 
     bench = BenchmarksConfig(
         bfcl=not args.no_bfcl, bfcl_limit=args.bfcl_limit, bfcl_max_tokens=args.max_tokens,

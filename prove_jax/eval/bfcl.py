@@ -30,10 +30,12 @@ import asyncio
 import concurrent.futures
 import copy
 import dataclasses
+import functools
 import json
 import multiprocessing
 import os
 import time
+import types
 import uuid
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -58,8 +60,9 @@ def bfcl_root(out_dir: Path) -> Path:
     return root
 
 
-def _bfcl() -> Any:
-    """bfcl-eval's pieces the driver needs (imported lazily, after BFCL_PROJECT_ROOT is set)."""
+@functools.cache
+def _bfcl() -> types.SimpleNamespace:
+    """bfcl-eval's pieces the driver needs (imported once, lazily, after BFCL_PROJECT_ROOT is set)."""
     if not os.environ.get("BFCL_PROJECT_ROOT"):
         raise RuntimeError("call bfcl_root(out_dir) before loading bfcl data")
     try:
@@ -68,8 +71,8 @@ def _bfcl() -> Any:
     except ImportError as exc:
         raise SystemExit("BFCL needs bfcl-eval's multi-turn core: pip install --no-deps bfcl-eval==2026.3.23 "
                          f"({exc})") from None
-    return type("B", (), {"load": staticmethod(load_dataset_entry), "truth": staticmethod(load_ground_truth_entry),
-                          "types": type_mappings.GORILLA_TO_OPENAPI, "prompts": default_prompts})
+    return types.SimpleNamespace(load=load_dataset_entry, truth=load_ground_truth_entry,
+                                 types=type_mappings.GORILLA_TO_OPENAPI, prompts=default_prompts)
 
 
 # ---- function docs -> OpenAI tools ------------------------------------------------------------
@@ -148,6 +151,12 @@ class Workers:
     def close(self) -> None:
         for pool in self.pools:
             pool.shutdown(wait=True, cancel_futures=True)
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 # ---- one entry --------------------------------------------------------------------------------
@@ -250,12 +259,11 @@ async def evaluate(client: ChatClient | Callable[[Mapping[str, Any]], ChatClient
     cfg = cfg or BfclConfig()
     out = Path(out_dir)
     root = bfcl_root(out)
-    workers = Workers(cfg.workers, cfg.step_timeout)
     run_id = uuid.uuid4().hex[:8]
     sem = asyncio.Semaphore(cfg.concurrency)
     t0 = time.perf_counter()
     summary: dict[str, Any] = {"model": model_name, "categories": {}, "bfcl_project_root": str(root)}
-    try:
+    with Workers(cfg.workers, cfg.step_timeout) as workers:
         for category in cfg.categories:
             entries, truth = load_category(category, cfg.limit)
             bar = tqdm(total=len(entries), desc=f"bfcl {SHORT.get(category, category)}", disable=not progress)
@@ -264,8 +272,6 @@ async def evaluate(client: ChatClient | Callable[[Mapping[str, Any]], ChatClient
                 for i, e in enumerate(entries)))
             bar.close()
             summary["categories"][category] = _write_category(root, model_name, category, entries, truth, pairs)
-    finally:
-        workers.close()
     cats = summary["categories"]
     summary["overall"] = sum(c["accuracy"] for c in cats.values()) / len(cats) if cats else 0.0
     summary["wall_s"] = round(time.perf_counter() - t0, 2)

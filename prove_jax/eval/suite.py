@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import json
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -105,8 +104,3 @@ async def _guard(coro: Any) -> dict[str, Any]:
         return dict(await coro)
     except (Exception, SystemExit) as exc:
         return {"error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc(limit=6)}
-
-
-def write_json(path: Path, obj: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(obj, indent=2, default=str))

@@ -65,6 +65,8 @@ class EngineChat:
         self.tokenizer = tokenizer
         self.max_len = engine.config.max_len
         self._markers = (template.tool_call_open, THINK_OPEN, template.end_of_turn, *DEFAULT_END_MARKERS)
+        # texts of the stop tokens: never part of a completion's text (held back while streaming)
+        self._stop_texts = tuple(tokenizer.decode([t]) for t in sorted(engine.stop_ids))
 
     # ---- rendering --------------------------------------------------------------------------
     def render(self, messages: Any, tools: Any = None, tool_choice: Any = "auto") -> Prompt:
@@ -247,7 +249,7 @@ class EngineChat:
         or an incomplete character), then the :meth:`complete` tuple."""
         ids = self._encode_prompt(prompt)
         budget = self.budget(len(ids), max_tokens)
-        markers = (*stop, *self.engine_stop_texts)
+        markers = (*stop, *self._stop_texts)
         sent = ""
         async for item in self._deltas(ids, budget, temperature, top_p, seed, lambda t: _hold_back(t, markers)):
             if isinstance(item, str):
@@ -258,11 +260,6 @@ class EngineChat:
                 if text.startswith(sent) and len(text) > len(sent):
                     yield text[len(sent):]
                 yield text, "stop" if hit or item.finish == "stop" else "length", len(ids), len(item.ids)
-
-    @property
-    def engine_stop_texts(self) -> tuple[str, ...]:
-        """Texts of the stop tokens (never part of a completion's text)."""
-        return tuple(self.tokenizer.decode([t]) for t in sorted(self.engine.stop_ids))
 
 
 def _hold_back(text: str, markers: Sequence[str]) -> str:

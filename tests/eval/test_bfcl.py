@@ -98,11 +98,8 @@ def test_held_out_functions_arrive_at_their_turn(root: Path) -> None:
     ((turn, missed),) = entry["missed_function"].items()
     names = {f["name"] for f in missed}
     rec = Recorder(_text_reply())
-    workers = bfcl.Workers(1)
-    try:
+    with bfcl.Workers(1) as workers:
         played = asyncio.run(bfcl.play(rec, entry, workers, 0, "pj_test_holdout", bfcl.BfclConfig()))
-    finally:
-        workers.close()
     assert len(played["result"]) == len(entry["question"])  # every turn played: one text step each
     assert len(rec.requests) == len(entry["question"])
     for t, (messages, tools) in enumerate(rec.requests):
@@ -120,13 +117,10 @@ def test_step_cap_force_terminates(root: Path) -> None:
     entries, truth = bfcl.load_category("multi_turn_base", 1)
     call = {"id": "c", "type": "function", "function": {"name": "pwd", "arguments": "{}"}}
     rec = Recorder(ChatReply(content="", tool_calls=[call], finish_reason="tool_calls"))
-    workers = bfcl.Workers(1)
-    try:
+    with bfcl.Workers(1) as workers:
         played = asyncio.run(bfcl.play(rec, entries[0], workers, 0, "pj_test_cap", bfcl.BfclConfig()))
         verdict = asyncio.run(bfcl.score_entry(played, truth[entries[0]["id"]], entries[0], workers, 0,
                                                "pj_test_cap"))
-    finally:
-        workers.close()
     assert played["stop"] == "step_limit" and played["steps"] == MAXIMUM_STEP_LIMIT + 1
     assert len(played["result"]) == 1 and not verdict["valid"]
     assert verdict["error_type"] == "multi_turn:force_terminated"
@@ -138,11 +132,8 @@ def test_malformed_arguments_end_the_turn_not_the_run(root: Path) -> None:
     entries, _ = bfcl.load_category("multi_turn_base", 1)
     bad = {"id": "c", "type": "function", "function": {"name": "cd", "arguments": "{folder: oops"}}
     rec = Recorder(ChatReply(content="", tool_calls=[bad], finish_reason="tool_calls"))
-    workers = bfcl.Workers(1)
-    try:
+    with bfcl.Workers(1) as workers:
         played = asyncio.run(bfcl.play(rec, entries[0], workers, 0, "pj_test_bad", bfcl.BfclConfig()))
-    finally:
-        workers.close()
     assert played["stop"] is None and played["calls"] == 0
     assert len(played["result"]) == len(entries[0]["question"])  # each turn: one step, then over
 
@@ -152,8 +143,7 @@ def test_rollouts_never_share_instances(root: Path) -> None:
     and the worker forgets them once scored, so a wrong run cannot spoil a right one."""
     entries, truth = bfcl.load_category("multi_turn_base", 1)
     entry = entries[0]
-    workers = bfcl.Workers(1)
-    try:
+    with bfcl.Workers(1) as workers:
         first = bfcl.OracleChat(truth[entry["id"]], drop=(0, 0))
         played = asyncio.run(bfcl.play(first, entry, workers, 0, "pj_iso_a", bfcl.BfclConfig()))
         bad = asyncio.run(bfcl.score_entry(played, truth[entry["id"]], entry, workers, 0, "pj_iso_a"))
@@ -161,8 +151,6 @@ def test_rollouts_never_share_instances(root: Path) -> None:
                                        bfcl.BfclConfig()))
         good = asyncio.run(bfcl.score_entry(played, truth[entry["id"]], entry, workers, 0, "pj_iso_b"))
         left = asyncio.run(workers.run(0, bfcl_exec.forget, "pj_iso"))
-    finally:
-        workers.close()
     assert not bad["valid"] and good["valid"]
     assert left == 0  # nothing cached after scoring (the prefix would match both rollouts' instances)
 

@@ -278,8 +278,8 @@ def main():
 '''
 
 
-def _fake_tau2_package(root: Path) -> Path:
-    """A stand-in `tau2` package (config, evaluator, cli) with tau2's names for the judge settings."""
+def _fake_tau2_package(root: Path, cli: str = FAKE_TAU2_CLI) -> Path:
+    """A stand-in `tau2` package (config, evaluator, ``cli``) with tau2's names for the judge settings."""
     pkg = root / "tau2"
     (pkg / "evaluator").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
@@ -288,7 +288,7 @@ def _fake_tau2_package(root: Path) -> Path:
     (pkg / "evaluator" / "__init__.py").write_text("")
     (pkg / "evaluator" / "evaluator_nl_assertions.py").write_text(
         "from tau2.config import DEFAULT_LLM_NL_ASSERTIONS, DEFAULT_LLM_NL_ASSERTIONS_ARGS\n")
-    (pkg / "cli.py").write_text(FAKE_TAU2_CLI)
+    (pkg / "cli.py").write_text(cli)
     return root
 
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.eval.test_tau2 import _fake_tau2_package
+
 STAND_IN_CLI = '''
 import json, sys, urllib.request
 from pathlib import Path
@@ -46,24 +48,11 @@ def main():
 '''
 
 
-def _stand_in_tau2(root: Path) -> Path:
-    pkg = root / "tau2"
-    (pkg / "evaluator").mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "config.py").write_text('DEFAULT_LLM_NL_ASSERTIONS = "gpt-4.1-2025-04-14"\n'
-                                   'DEFAULT_LLM_NL_ASSERTIONS_ARGS = {"temperature": 0.0}\n')
-    (pkg / "evaluator" / "__init__.py").write_text("")
-    (pkg / "evaluator" / "evaluator_nl_assertions.py").write_text(
-        "from tau2.config import DEFAULT_LLM_NL_ASSERTIONS, DEFAULT_LLM_NL_ASSERTIONS_ARGS\n")
-    (pkg / "cli.py").write_text(STAND_IN_CLI)
-    return root
-
-
 def test_eval_all_serves_the_policy_to_tau2(tiny_policy_dir: Path, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     from prove_jax.eval.__main__ import main
 
-    monkeypatch.setenv("PYTHONPATH", str(_stand_in_tau2(tmp_path / "site")))
+    monkeypatch.setenv("PYTHONPATH", str(_fake_tau2_package(tmp_path / "site", STAND_IN_CLI)))
     out = tmp_path / "report"
     main(["all", "--model", str(tiny_policy_dir), "--name", "tiny", "--no-bfcl", "--tau2-domains", "airline",
           "--tau2-trials", "2", "--tau2-python", sys.executable, "--dtype", "float32", "--slots", "2",
