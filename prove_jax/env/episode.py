@@ -7,7 +7,11 @@ first user turn are rendered once; then the loop is
     -> the results are appended as one tool turn -> the policy continues ...
     an answer without calls -> the next scripted user turn is appended (or the episode ends)
 
-with caps on user turns, assistant turns and total tokens (:class:`EpisodeConfig`). A dead
+with caps on user turns, assistant turns and total tokens (:class:`EpisodeConfig`). The token
+cap is a hard bound on what the driver appends: a tool-result turn, user turn or generation
+prompt that would take the transcript past ``max_tokens`` is not appended (``finish ==
+"token_cap"``), so a rollout fits the trainer's length buckets (only an opening render that is
+itself longer than the cap can exceed it; the trainer drops such rows). A dead
 server or a timeout marks the pool episode ``failed``; the driver then stops cleanly and still
 returns the rollout (``finish == "env_failed"``), so one broken server never loses a batch.
 
@@ -48,7 +52,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import jsonschema
@@ -80,7 +84,7 @@ class EpisodeConfig:
     """Caps and switches of one episode.
 
     ``max_tokens`` bounds the whole transcript (context included; keep it <= the engine's
-    ``max_len``). ``max_result_chars`` truncates very long tool results (a full account list can
+    ``max_len``): the driver never appends a turn that would exceed it. ``max_result_chars`` truncates very long tool results (a full account list can
     be 30k characters) so one call cannot eat the token budget; ``None`` keeps them whole.
     """
 
@@ -217,6 +221,16 @@ async def _execute(ep: Episode, validators: _Validators, call: Any, cfg: Episode
     return entry, _clip(res.text, cfg.max_result_chars)
 
 
+def _grown(tr: Transcript, limit: int, append: Callable[..., object], *args: Any) -> Transcript | None:
+    """``tr`` after ``append(tr, *args)`` if that holds at most ``limit`` tokens, else ``None``
+    (``tr`` untouched). The addition is measured on a fork because its ids depend on the
+    transcript's state (an owed separator, an open turn to close), not on the text alone; the fork
+    is kept, so nothing is tokenized twice."""
+    trial = tr.fork()
+    append(trial, *args)
+    return trial if len(trial) <= limit else None
+
+
 async def run_episode(
     example: Mapping[str, Any],
     policy: Policy,
@@ -251,11 +265,13 @@ async def run_episode(
             if a_turn >= cfg.max_assistant_turns:
                 finish = "assistant_cap"
                 break
-            tr.start_assistant()
-            budget = cfg.max_tokens - len(tr)
-            if budget <= 0:
+            # the generation prompt must leave room for at least one generated token
+            opened = _grown(tr, cfg.max_tokens - 1, Transcript.start_assistant)
+            if opened is None:
                 finish = "token_cap"
                 break
+            tr = opened
+            budget = cfg.max_tokens - len(tr)
             gen = await policy.generate(tr.tokens, max_new_tokens=budget, stream=a_turn)
             if not gen.ids:
                 finish = "token_cap"
@@ -277,15 +293,23 @@ async def run_episode(
                 if ep.failed:
                     finish = "env_failed"
                     break
-                tr.append_tool_results(results)
+                with_results = _grown(tr, cfg.max_tokens, Transcript.append_tool_results, results)
+                if with_results is None:  # the calls ran (and count for the reward); their results do not fit
+                    finish = "token_cap"
+                    break
+                tr = with_results
                 if len(tr) >= cfg.max_tokens:
                     finish = "token_cap"
                 continue
-            user_turn += 1
-            if user_turn >= n_user:
+            if user_turn + 1 >= n_user:
+                user_turn += 1
                 finish = "done"
                 break
-            tr.append_user(turns[user_turn]["user"])
+            with_user = _grown(tr, cfg.max_tokens, Transcript.append_user, turns[user_turn + 1]["user"])
+            if with_user is None:  # the model never sees this user turn: it is not counted
+                finish = "token_cap"
+                break
+            tr, user_turn = with_user, user_turn + 1
             if len(tr) >= cfg.max_tokens:
                 finish = "token_cap"
         if cfg.snapshots and not ep.failed:

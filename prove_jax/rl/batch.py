@@ -44,6 +44,28 @@ class Row:
         return int(np.count_nonzero(self.loss_mask[1:]))
 
 
+def trim_row(row: Row, max_len: int) -> Row | None:
+    """``row`` if it holds at most ``max_len`` tokens; else its prefix ending right after the last
+    assistant turn that fits whole; ``None`` when not even the first one does.
+
+    A turn is a run of ``loss_mask`` (every turn starts after an unmasked generation prompt, so
+    runs never merge). Cutting at a turn's end, never inside one, keeps every kept turn exactly
+    as sampled with its full context; the row keeps its advantage (the turns it still holds
+    were part of the scored episode). Nothing after the cut carries loss, so only
+    the overflowing turns' gradient is lost, instead of the whole step crashing in
+    :func:`bucket_of`.
+    """
+    if len(row) <= max_len:
+        return row
+    m = np.asarray(row.loss_mask, bool)
+    ends = np.flatnonzero(m[:max_len] & ~m[1:max_len + 1])  # run ends at i, i < max_len
+    if ends.size == 0:
+        return None
+    cut = int(ends[-1]) + 1
+    slp = None if row.sample_logprobs is None else row.sample_logprobs[:cut]
+    return Row(row.tokens[:cut], row.loss_mask[:cut], slp, row.advantage)
+
+
 def length_buckets(max_len: int, min_len: int = 128) -> tuple[int, ...]:
     """``min_len * 2**k`` and ``1.5 * min_len * 2**k``, up to the first that holds ``max_len``."""
     if max_len < 1 or min_len < 2:

@@ -14,15 +14,29 @@ full forward pass per step. On-policy, with one optimizer step per batch and no 
 ratio is 1 up to kernel numerics and the loss is the plain policy gradient.
 
 **Truncated IS (``tis_cap``).** When the sampler differs from the learner (one-step off-policy
-rollouts, top-p), the ratio drifts from 1 and PPO clipping silently zeroes those tokens'
+rollouts, top-p, or just a bf16 engine and a bf16 trainer computing the same policy with other
+kernels), the ratio drifts from 1 and PPO clipping silently zeroes those tokens'
 gradients. With ``tis_cap = C`` the loss takes the decoupled form: the behaviour mismatch is
 corrected by the detached weight ``min(pi_theta / pi_sampler, C)`` and clipping acts on
 ``pi_theta / sg(pi_theta)`` (the proximal policy is the step's own starting point; exact for one
-optimizer step per batch, which the config enforces).
+optimizer step per batch, which the config enforces). The paper recipe sets ``C = 2`` (verl's
+default): without it the clip hits ~0.5 % of tokens at step 0 on bf16 numerics alone
+(tests/rl/test_tis_bf16.py, a tiny peaked model).
 
 Aggregations are written so that micro-batch partial sums add up to the global value: the
 denominators (masked tokens, sequences) are those of the whole optimizer step, passed in
 :class:`Denominators`, never of the micro-batch.
+
+**NaN safety (double where).** Off-mask positions (tool results, user turns, padding) may hold
+anything: a tool token the policy finds absurd has ``logp = -100``, and then ``ref - logp > 88``
+overflows ``exp`` in f32. Multiplying by the mask is not enough: ``inf * 0 = NaN`` in the value,
+and even a ``where`` after the ``exp`` leaves ``0 * inf = NaN`` in its gradient, so one such token
+made the step's NaN guard skip the whole update. Every nonlinearity therefore sees
+``where(mask, x, 0)`` (its input is a harmless 0 off-mask) and every aggregate sums
+``where(mask, y, 0)``. On top, the log-ratios are clamped as verl does: the policy log-ratio to
+``[-20, 20]`` before ``exp``, and for k3 the log-ratio to ``[-20, 20]`` and the per-token KL to
+``[-10, 10]`` (a bounded penalty for a token the reference finds very unlikely). Values on
+well-behaved inputs are unchanged bit for bit.
 """
 
 from __future__ import annotations
@@ -37,6 +51,21 @@ from prove_jax.rl.registry import Registry
 POLICY_LOSSES = Registry("policy loss")
 AGGREGATIONS = Registry("loss aggregation")
 KL_ESTIMATORS = Registry("KL estimator")
+
+LOG_RATIO_CLAMP = 20.0  # verl: |log(pi / pi_other)| <= 20 before exp (e^20 ~ 5e8, far from overflow)
+KL_CLAMP = 10.0  # verl's low_var_kl (k3): the per-token estimate is clamped to [-10, 10]
+
+
+def _masked(x: jax.Array, mask: jax.Array) -> jax.Array:
+    """``x`` on the mask, 0 elsewhere; unlike ``x * mask`` neither its value nor its gradient can
+    turn into NaN through an inf/NaN off the mask (the gradient there is exactly 0)."""
+    return jnp.where(mask > 0, x, jnp.zeros_like(x))
+
+
+def _log_ratio(logp: jax.Array, base: jax.Array, mask: jax.Array) -> jax.Array:
+    """``log(pi / pi_base)`` on the mask, clamped to +-LOG_RATIO_CLAMP; 0 off the mask, so the
+    ``exp`` that follows never sees a masked token's extreme value."""
+    return jnp.clip(_masked(logp - base, mask), -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,13 +108,13 @@ class Denominators:
 @AGGREGATIONS.register("token_mean")
 def token_mean(x: jax.Array, mask: jax.Array, den: Denominators, cfg: LossConfig) -> jax.Array:
     """Every generated token of the step weighs the same (long answers weigh more)."""
-    return jnp.sum(x * mask) / jnp.maximum(den.tokens, 1.0)
+    return jnp.sum(_masked(x, mask)) / jnp.maximum(den.tokens, 1.0)
 
 
 @AGGREGATIONS.register("seq_mean_token_mean")
 def seq_mean_token_mean(x: jax.Array, mask: jax.Array, den: Denominators, cfg: LossConfig) -> jax.Array:
     """Mean over each sequence's tokens, then over sequences (the original GRPO)."""
-    per_seq = jnp.sum(x * mask, axis=-1) / jnp.maximum(jnp.sum(mask, axis=-1), 1.0)
+    per_seq = jnp.sum(_masked(x, mask), axis=-1) / jnp.maximum(jnp.sum(mask, axis=-1), 1.0)
     return jnp.sum(per_seq) / jnp.maximum(den.seqs, 1.0)
 
 
@@ -93,10 +122,11 @@ def seq_mean_token_mean(x: jax.Array, mask: jax.Array, den: Denominators, cfg: L
 def seq_sum_token_norm(x: jax.Array, mask: jax.Array, den: Denominators, cfg: LossConfig) -> jax.Array:
     """Sum over each sequence's tokens over a constant length, mean over sequences (Dr. GRPO:
     no per-sequence length normalisation, so no length bias)."""
-    return jnp.sum(x * mask) / (jnp.maximum(den.seqs, 1.0) * float(cfg.norm_tokens))
+    return jnp.sum(_masked(x, mask)) / (jnp.maximum(den.seqs, 1.0) * float(cfg.norm_tokens))
 
 
 # ---- KL estimators (of KL(pi_theta || pi_ref), per token, from samples of pi_theta) ------------
+# policy_objective passes them inputs that are 0 off the mask (the inner where).
 @KL_ESTIMATORS.register("k1")
 def kl_k1(logp: jax.Array, ref_logp: jax.Array) -> jax.Array:
     return logp - ref_logp
@@ -109,9 +139,11 @@ def kl_k2(logp: jax.Array, ref_logp: jax.Array) -> jax.Array:
 
 @KL_ESTIMATORS.register("k3")
 def kl_k3(logp: jax.Array, ref_logp: jax.Array) -> jax.Array:
-    """Schulman's unbiased, always non-negative estimator ``e^{ref-logp} - (ref-logp) - 1``."""
-    d = ref_logp - logp
-    return jnp.exp(d) - d - 1.0
+    """Schulman's unbiased, always non-negative estimator ``e^{ref-logp} - (ref-logp) - 1``, with
+    verl's clamps (log-ratio to +-20, estimate to +-10): one token the reference finds far less
+    likely than the policy must not dominate (or overflow) the step's KL term."""
+    d = jnp.clip(ref_logp - logp, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP)
+    return jnp.clip(jnp.exp(d) - d - 1.0, -KL_CLAMP, KL_CLAMP)
 
 
 # ---- policy losses -----------------------------------------------------------------------------
@@ -122,8 +154,8 @@ def _surrogate(ratio: jax.Array, adv: jax.Array, cfg: LossConfig) -> tuple[jax.A
     return -jnp.minimum(unclipped, clipped), clipped < unclipped
 
 
-def _tis_weight(logp: jax.Array, sample_logp: jax.Array, cap: float) -> jax.Array:
-    return jax.lax.stop_gradient(jnp.minimum(jnp.exp(logp - sample_logp), cap))
+def _tis_weight(logp: jax.Array, sample_logp: jax.Array, mask: jax.Array, cap: float) -> jax.Array:
+    return jax.lax.stop_gradient(jnp.minimum(jnp.exp(_log_ratio(logp, sample_logp, mask)), cap))
 
 
 @POLICY_LOSSES.register("token")
@@ -133,9 +165,9 @@ def token_level(
     """PPO/GRPO clipped surrogate with a ratio per token. Returns per-token loss and clip flags."""
     a = adv[:, None]
     if cfg.tis_cap is None:
-        return _surrogate(jnp.exp(logp - sample_logp), a, cfg)
-    loss, clipped = _surrogate(jnp.exp(logp - jax.lax.stop_gradient(logp)), a, cfg)
-    return loss * _tis_weight(logp, sample_logp, cfg.tis_cap), clipped
+        return _surrogate(jnp.exp(_log_ratio(logp, sample_logp, mask)), a, cfg)
+    loss, clipped = _surrogate(jnp.exp(_masked(logp - jax.lax.stop_gradient(logp), mask)), a, cfg)
+    return loss * _tis_weight(logp, sample_logp, mask, cfg.tis_cap), clipped
 
 
 @POLICY_LOSSES.register("gspo")
@@ -149,11 +181,16 @@ def sequence_level(
     n = jnp.maximum(jnp.sum(mask, axis=-1, keepdims=True), 1.0)
     a = adv[:, None]
     base = jax.lax.stop_gradient(logp) if cfg.tis_cap is not None else sample_logp
-    log_s = jnp.sum((logp - base) * mask, axis=-1, keepdims=True) / n
-    token_ratio = jnp.exp(jax.lax.stop_gradient(log_s) + logp - jax.lax.stop_gradient(logp))
+
+    def seq_log_ratio(b: jax.Array) -> jax.Array:
+        mean = jnp.sum(_masked(logp - b, mask), axis=-1, keepdims=True) / n
+        return jnp.clip(mean, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP)
+
+    log_s = seq_log_ratio(base)
+    token_ratio = jnp.exp(jax.lax.stop_gradient(log_s) + _masked(logp - jax.lax.stop_gradient(logp), mask))
     loss, clipped = _surrogate(token_ratio, a, cfg)
     if cfg.tis_cap is not None:
-        seq_w = jnp.sum((logp - sample_logp) * mask, axis=-1, keepdims=True) / n
+        seq_w = seq_log_ratio(sample_logp)
         loss = loss * jax.lax.stop_gradient(jnp.minimum(jnp.exp(seq_w), cfg.tis_cap))
     return loss, jnp.broadcast_to(clipped, logp.shape)
 
@@ -171,7 +208,7 @@ def policy_objective(
 
     ``loss = aggregate(policy loss) + kl_coef * aggregate(KL estimate)``. Metrics are token means
     over the step (so micro-batch shares add up): ``pg_loss``, ``kl``, ``clip_frac``,
-    ``ratio`` (pi_theta / pi_sampler; 1 in expectation even off-policy), ``abs_log_ratio`` (how far
+    ``ratio`` (pi_theta / pi_sampler, log clamped to +-20; 1 in expectation even off-policy), ``abs_log_ratio`` (how far
     learner and sampler disagree per token: numerics on-policy, staleness off-policy), ``entropy`` (estimated as the mean of ``-logp`` over
     sampled tokens: unbiased for the sampling distribution when on-policy).
     """
@@ -184,12 +221,12 @@ def policy_objective(
     metrics = {
         "pg_loss": pg,
         "clip_frac": tm(clipped.astype(jnp.float32)),
-        "ratio": tm(jnp.exp(logp - sample_logp)),
-        "abs_log_ratio": tm(jnp.abs(logp - sample_logp)),  # sampler/learner mismatch (staleness)
+        "ratio": tm(jnp.exp(_log_ratio(logp, sample_logp, mask))),
+        "abs_log_ratio": tm(jnp.abs(_masked(logp - sample_logp, mask))),  # sampler/learner mismatch (staleness)
         "entropy": tm(-logp),
     }
     if ref_logp is not None and cfg.kl_coef > 0:
-        kl = KL_ESTIMATORS.get(cfg.kl_estimator)(logp, ref_logp)
+        kl = KL_ESTIMATORS.get(cfg.kl_estimator)(_masked(logp, mask), _masked(ref_logp, mask))
         loss = loss + cfg.kl_coef * agg(kl, mask, den, cfg)
         metrics["kl"] = tm(kl)
     metrics["loss"] = loss
@@ -199,5 +236,5 @@ def policy_objective(
 def sft_objective(logp: jax.Array, mask: jax.Array, den: Denominators) -> tuple[jax.Array, dict[str, jax.Array]]:
     """Token-mean negative log-likelihood over the step's assistant tokens (teacher forcing)."""
     mask = mask.astype(jnp.float32)
-    nll = -jnp.sum(logp * mask) / jnp.maximum(den.tokens, 1.0)
+    nll = -jnp.sum(_masked(logp, mask)) / jnp.maximum(den.tokens, 1.0)
     return nll, {"loss": nll, "nll": nll}

@@ -92,11 +92,19 @@ def row_batches(rows: Sequence[Row], per_step: int, seed: int) -> grain.DatasetI
 
 def train_sft(trainer: Trainer, rows: Sequence[Row], cfg: SFTConfig, runner: StageRunner, *, seed: int,
               max_len: int) -> dict[str, Any]:
-    """Run (or resume) SFT to ``cfg.steps(len(rows))`` steps; returns the stage summary."""
+    """Run (or resume) SFT to ``cfg.steps(len(rows))`` steps; returns the stage summary.
+
+    Rows longer than the largest bucket of ``max_len`` are left out up front and counted
+    (``rows_dropped_long``): :func:`gold_rows` already drops them, but a caller's own rows must
+    not crash a step halfway through the run. Dropped, not trimmed: a cut gold transcript would
+    teach an unfinished answer.
+    """
+    buckets = length_buckets(max_len)
+    n_in = len(rows)
+    rows = [r for r in rows if len(r) <= buckets[-1]]
     if not rows:
         raise ValueError("no SFT rows: every gold transcript failed or was too long")
     total = cfg.steps(len(rows))
-    buckets = length_buckets(max_len)
     data = row_batches(rows, cfg.rows_per_step, seed)
     start = runner.start(data)
     done = start
@@ -115,7 +123,7 @@ def train_sft(trainer: Trainer, rows: Sequence[Row], cfg: SFTConfig, runner: Sta
             break
     pngs = runner.finish(done, title="SFT")
     rows_logged = runner.metrics.rows
-    return {"steps": done, "total_steps": total, "preempted": runner.preempted,
+    return {"steps": done, "total_steps": total, "preempted": runner.preempted, "rows_dropped_long": n_in - len(rows),
             "final_loss": rows_logged[-1]["loss"] if rows_logged else None,
             "skipped_updates": int(trainer.state.skipped), "compiled_programs": trainer.compiled_programs(),
             "plots": [str(p) for p in pngs]}
