@@ -24,12 +24,25 @@ from prove_jax.models.sharding import DEFAULT_RULES, Rules
 
 FAMILIES = ("qwen2", "qwen3", "granite")
 REMAT_POLICIES = ("none", "full", "dots")
+ATTENTION_IMPLS = ("xla", "cudnn", "splash", "head_major")
+"""``attention_impl`` values besides None / ``"auto"`` (mirrored by ``attention.IMPLS``)."""
 
 _ARCHITECTURES = {
     "qwen2": "Qwen2ForCausalLM",
     "qwen3": "Qwen3ForCausalLM",
     "granite": "GraniteForCausalLM",
 }
+
+
+def check_attention_impl(impl: str | None) -> str | None:
+    """``impl`` validated, ``"auto"`` normalised to None (so equal choices give equal, hashable
+    configs and share one compilation).  Here, not at trace time, so a launch config's typo fails
+    at config check."""
+    if impl is None or impl == "auto":
+        return None
+    if impl not in ATTENTION_IMPLS:
+        raise ValueError(f"attention_impl must be one of {ATTENTION_IMPLS} or auto/null, got {impl!r}")
+    return impl
 
 
 class UnsupportedConfigError(ValueError):
@@ -80,9 +93,10 @@ class ModelConfig:
     remat: str = "none"
     """Per-layer rematerialisation: ``none``, ``full`` (save nothing) or ``dots`` (save matmuls)."""
     attention_impl: str | None = None
-    """Attention without a cache: ``"xla"`` / ``"cudnn"`` go to ``jax.nn.dot_product_attention``;
-    None lets it choose, except on CPU where a head-major einsum form in causal query blocks is
-    used (faster there: ``layers.head_major_attention``)."""
+    """Attention without a cache (training, scoring; ``attention.attend``): ``"splash"`` (Pallas
+    TPU kernel), ``"cudnn"`` (CUDA only), ``"xla"`` (materialises ``[heads, T, T]`` scores: tens
+    of GiB per layer at 16k tokens), ``"head_major"`` (the CPU einsum form), or None / ``"auto"``:
+    splash on TPU, cuDNN on GPU where it takes the dtype and head dim, head_major on CPU."""
     sharding_rules: Rules = DEFAULT_RULES
 
     def __post_init__(self) -> None:
@@ -96,6 +110,7 @@ class ModelConfig:
             raise UnsupportedConfigError(f"RoPE needs an even head_dim, got {self.head_dim}")
         if self.remat not in REMAT_POLICIES:
             raise ValueError(f"remat must be one of {REMAT_POLICIES}, got {self.remat!r}")
+        object.__setattr__(self, "attention_impl", check_attention_impl(self.attention_impl))
         if isinstance(self.eos_token_id, list):
             object.__setattr__(self, "eos_token_id", tuple(self.eos_token_id))
         for name in ("dtype", "param_dtype", "logits_dtype"):

@@ -19,6 +19,7 @@ compile time flat for 36-40 layer models.  ``remat`` wraps each layer in ``jax.c
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import jax
@@ -27,6 +28,7 @@ from flax import nnx
 from jax.sharding import Mesh
 
 from prove_jax.models.cache import KVCache
+from prove_jax.models.cached_attention import KVWrite
 from prove_jax.models.config import ModelConfig
 from prove_jax.models.layers import MLP, Attention, RMSNorm, _param, dense, rope_cos_sin
 from prove_jax.models.sharding import constrain, param_sharding
@@ -40,10 +42,10 @@ _REMAT_POLICIES: dict[str, Any] = {
 class DecoderLayer(nnx.Module):
     """Pre-norm block: ``x += attn(norm(x)) * r``; ``x += mlp(norm(x)) * r`` (r=1 except Granite)."""
 
-    def __init__(self, cfg: ModelConfig, *, rngs: nnx.Rngs) -> None:
+    def __init__(self, cfg: ModelConfig, *, rngs: nnx.Rngs, mesh: Mesh | None = None) -> None:
         self.cfg = cfg
         self.input_norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps, "norm", cfg.weight_dtype)
-        self.attn = Attention(cfg, rngs=rngs)
+        self.attn = Attention(cfg, rngs=rngs, mesh=mesh)
         self.post_norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps, "norm", cfg.weight_dtype)
         self.mlp = MLP(cfg, rngs=rngs)
 
@@ -54,7 +56,7 @@ class DecoderLayer(nnx.Module):
         sin: jax.Array,
         mask: jax.Array | None,
         is_causal: bool,
-        kv_write: tuple[jax.Array, jax.Array, jax.Array] | None,
+        kv_write: KVWrite | None,
     ) -> tuple[jax.Array, tuple[jax.Array, jax.Array] | None]:
         r = self.cfg.residual_multiplier
         a, new_kv = self.attn(self.input_norm(x), cos, sin, mask, is_causal, kv_write)
@@ -64,13 +66,13 @@ class DecoderLayer(nnx.Module):
         return x, new_kv
 
 
-def _stacked_layers(cfg: ModelConfig, rngs: nnx.Rngs) -> DecoderLayer:
+def _stacked_layers(cfg: ModelConfig, rngs: nnx.Rngs, mesh: Mesh | None) -> DecoderLayer:
     """One DecoderLayer whose params have a leading ``layers`` axis (sharding metadata included)."""
 
     @nnx.split_rngs(splits=cfg.num_layers)
     @nnx.vmap(in_axes=(0,), out_axes=0, transform_metadata={nnx.PARTITION_NAME: "layers"})
     def make(r: nnx.Rngs) -> DecoderLayer:
-        return DecoderLayer(cfg, rngs=r)
+        return DecoderLayer(cfg, rngs=r, mesh=mesh)
 
     return make(rngs)
 
@@ -91,9 +93,9 @@ class Model(nnx.Module):
             cfg.initializer_range,
         )
         if cfg.scan_layers:
-            self.layers: Any = _stacked_layers(cfg, rngs)
+            self.layers: Any = _stacked_layers(cfg, rngs, mesh)
         else:
-            self.layers = nnx.List([DecoderLayer(cfg, rngs=rngs) for _ in range(cfg.num_layers)])
+            self.layers = nnx.List([DecoderLayer(cfg, rngs=rngs, mesh=mesh) for _ in range(cfg.num_layers)])
         self.final_norm = RMSNorm(cfg.hidden_size, cfg.rms_norm_eps, "norm", cfg.weight_dtype)
         if not cfg.tie_word_embeddings:
             self.lm_head = _param(
@@ -141,9 +143,10 @@ class Model(nnx.Module):
             x, _ = self._run_layers(x, cos, sin, mask, True, None)
             new_cache = None
         else:
-            new_pos, mask, start, new_end = cache.plan_write(positions, attention_mask)
-            x, (k, v) = self._run_layers(x, cos, sin, mask, False, (cache.k, cache.v, start))
-            new_cache = KVCache(k=k, v=v, pos=new_pos, end=new_end)
+            new_pos, start, new_end = cache.plan_write(positions, attention_mask)
+            write = KVWrite(cache.k, cache.v, start, new_pos, kv_block=cache.kv_block)
+            x, (k, v) = self._run_layers(x, cos, sin, None, False, write)
+            new_cache = dataclasses.replace(cache, k=k, v=v, pos=new_pos, end=new_end)
         return self.final_norm(x), new_cache
 
     def logits(self, h: jax.Array) -> jax.Array:
@@ -163,18 +166,28 @@ class Model(nnx.Module):
         sin: jax.Array,
         mask: jax.Array | None,
         is_causal: bool,
-        kv: tuple[jax.Array, jax.Array, jax.Array] | None,
-    ) -> tuple[jax.Array, tuple[jax.Array, jax.Array] | None]:
-        """Apply all layers, functionally (split/merge) so scan and remat see pure functions."""
+        kv: KVWrite | None,
+    ) -> tuple[jax.Array, Any]:
+        """Apply all layers, functionally (split/merge) so scan and remat see pure functions.
+
+        With a cache (``kv``: the whole cache's buffers, per-layer tuples or stacked arrays)
+        returns the updated buffers in the same form.  A scanned model's scan carries the
+        stacked buffers and hands each layer the buffers plus its index: the layer writes its new
+        tokens into them and reads its blocks out of them, so no layer's cache is ever copied.
+        """
         cfg = self.config
-        start = None if kv is None else kv[2]
 
         def block(
-            graphdef: nnx.GraphDef, state: nnx.State, x: jax.Array, k: jax.Array | None, v: jax.Array | None
+            graphdef: nnx.GraphDef,
+            state: nnx.State,
+            x: jax.Array,
+            k: jax.Array | None,
+            v: jax.Array | None,
+            layer: jax.Array | None,
         ) -> tuple[jax.Array, tuple[jax.Array, jax.Array] | None]:
-            layer = nnx.merge(graphdef, state)
-            write = None if k is None else (k, v, start)
-            y, new_kv = layer(x, cos, sin, mask, is_causal, write)
+            lay = nnx.merge(graphdef, state)
+            write = None if kv is None else dataclasses.replace(kv, k=k, v=v, layer=layer)
+            y, new_kv = lay(x, cos, sin, mask, is_causal, write)
             return constrain(y, ("batch", "seq", "act_embed"), self.mesh, cfg.sharding_rules), new_kv
 
         if cfg.remat != "none":
@@ -185,47 +198,30 @@ class Model(nnx.Module):
             if kv is None:
 
                 def body(carry: jax.Array, st: Any) -> tuple[jax.Array, None]:
-                    return block(graphdef, st, carry, None, None)[0], None
+                    return block(graphdef, st, carry, None, None, None)[0], None
 
                 x, _ = jax.lax.scan(body, x, state)
                 return x, None
 
-            # The scan carries the stacked cache: each layer reads its slice (a copy of that
-            # layer's cache) and writes back only the T new tokens, in place.
-            t = x.shape[1]
-
             def cached_body(carry: tuple[Any, ...], st: Any) -> tuple[tuple[Any, ...], None]:
                 h, k_all, v_all, i = carry
-                y, (k_i, v_i) = block(graphdef, st, h, k_all[i], v_all[i])
-                k_all = _write_layer_tokens(k_all, k_i, i, start, t)
-                v_all = _write_layer_tokens(v_all, v_i, i, start, t)
+                y, (k_all, v_all) = block(graphdef, st, h, k_all, v_all, i)
                 return (y, k_all, v_all, i + 1), None
 
-            (x, k_all, v_all, _), _ = jax.lax.scan(cached_body, (x, kv[0], kv[1], jnp.int32(0)), state)
+            (x, k_all, v_all, _), _ = jax.lax.scan(cached_body, (x, kv.k, kv.v, jnp.int32(0)), state)
             return x, (k_all, v_all)
 
         new_k: list[jax.Array] = []
         new_v: list[jax.Array] = []
         for i, layer in enumerate(self.layers):
             graphdef, state = nnx.split(layer)
-            k_i = None if kv is None else kv[0][i]
-            v_i = None if kv is None else kv[1][i]
-            x, new_kv = block(graphdef, state, x, k_i, v_i)
+            k_i = None if kv is None else kv.k[i]
+            v_i = None if kv is None else kv.v[i]
+            x, new_kv = block(graphdef, state, x, k_i, v_i, None)
             if new_kv is not None:
                 new_k.append(new_kv[0])
                 new_v.append(new_kv[1])
         return x, (None if kv is None else (tuple(new_k), tuple(new_v)))
-
-
-def _write_layer_tokens(stack: jax.Array, layer: jax.Array, i: jax.Array, start: jax.Array, t: int) -> jax.Array:
-    """Copy the ``t`` tokens each row just wrote into ``layer: [B, KV, S, D]`` (at ``start[b]``)
-    into layer ``i`` of ``stack: [L, B, KV, S, D]``, touching only those entries."""
-
-    def one(buf: jax.Array, lay: jax.Array, s: jax.Array) -> jax.Array:  # buf [L, KV, S, D], lay [KV, S, D]
-        tokens = jax.lax.dynamic_slice_in_dim(lay, s, t, axis=1)
-        return jax.lax.dynamic_update_slice(buf, tokens[None], (i, jnp.int32(0), s, jnp.int32(0)))
-
-    return jax.vmap(one, in_axes=(1, 0, 0), out_axes=1)(stack, layer, start)
 
 
 def abstract_model(config: ModelConfig, mesh: Mesh | None = None) -> Model:

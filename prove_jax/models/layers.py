@@ -9,8 +9,8 @@ stays close to the HF one and an f32 model matches it to ~1e-6:
   logits and softmax; a boolean mask becomes a large finite negative, so fully-masked pad rows
   give uniform weights, never NaN) so cuDNN / TPU kernels can be selected with
   ``ModelConfig.attention_impl``; on CPU ``head_major_attention`` computes the same numbers in
-  causal query blocks.  With a KV cache, ``cached_attention`` reads the cache in its stored layout
-  with the same numerics (see its docstring for why).
+  causal query blocks.  With a KV cache, ``cached_attention.py`` reads the cache in its stored
+  layout, in blocks up to the furthest slot the rows hold (see its docstring for why).
 
 Weights keep the HF ``nn.Linear`` orientation ``[out..., in...]`` with one named axis per
 dimension (q kernel ``[heads, head_dim, embed]``, o kernel ``[embed, heads, head_dim]``): XLA's dot
@@ -26,8 +26,10 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 from flax import nnx
+from jax.sharding import Mesh
 
-from prove_jax.models.cache import write_rows
+from prove_jax.models.attention import attend
+from prove_jax.models.cached_attention import KVWrite, cached_attention
 from prove_jax.models.config import ModelConfig
 
 
@@ -117,10 +119,11 @@ def apply_rope(x: jax.Array, cos: jax.Array, sin: jax.Array) -> jax.Array:
 class Attention(nnx.Module):
     """Grouped-query self-attention with optional q/k/v/o biases and Qwen3 qk-norm."""
 
-    def __init__(self, cfg: ModelConfig, *, rngs: nnx.Rngs) -> None:
+    def __init__(self, cfg: ModelConfig, *, rngs: nnx.Rngs, mesh: Mesh | None = None) -> None:
         d, h, kv, hd = cfg.hidden_size, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim
         pd, std = cfg.weight_dtype, cfg.initializer_range
         self.cfg = cfg
+        self.mesh = mesh  # the model's mesh: a per-device attention kernel runs under shard_map on it
         self.q_proj = _param(rngs, (h, hd, d), ("heads", "head_dim", "embed"), pd, "normal", std)
         self.k_proj = _param(rngs, (kv, hd, d), ("kv_heads", "head_dim", "embed"), pd, "normal", std)
         self.v_proj = _param(rngs, (kv, hd, d), ("kv_heads", "head_dim", "embed"), pd, "normal", std)
@@ -149,14 +152,15 @@ class Attention(nnx.Module):
         sin: jax.Array,
         mask: jax.Array | None,
         is_causal: bool,
-        kv_write: tuple[jax.Array, jax.Array, jax.Array] | None,
+        kv_write: KVWrite | None,
     ) -> tuple[jax.Array, tuple[jax.Array, jax.Array] | None]:
         """Attend ``x: [B, T, E]``.
 
         Without a cache, keys are the current tokens (``is_causal`` plus an optional key-padding
-        ``mask``).  With ``kv_write=(k_buf, v_buf, start)`` the new post-RoPE K/V are written into
-        the per-layer buffers ``[B, KV, S, D]`` at per-row slot ``start[b]`` and the queries attend
-        over the whole buffer under ``mask: [B, 1, T, S]``.  Returns the output and updated buffers.
+        ``mask``).  With ``kv_write`` (a :class:`KVWrite`: the layer's cache buffers, or the stacked
+        ones and the layer index) the new post-RoPE K/V are written at per-row slot ``start[b]``
+        and the queries attend over the slots rows hold (``cached_attention.py``; ``mask`` is
+        unused).  Returns the output and the updated buffers.
         """
         cfg = self.cfg
         q, k, v = self._project(x, "q"), self._project(x, "k"), self._project(x, "v")
@@ -164,27 +168,12 @@ class Attention(nnx.Module):
             q, k = self.q_norm(q), self.k_norm(k)
         q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
         if kv_write is not None:
-            k_buf, v_buf, start = kv_write
-            # new tokens as [B, KV, T, D] (the cache layout), written at each row's own offset
-            k_buf = write_rows(k_buf, k.astype(k_buf.dtype).transpose(0, 2, 1, 3), start, axis=2)
-            v_buf = write_rows(v_buf, v.astype(v_buf.dtype).transpose(0, 2, 1, 3), start, axis=2)
-            out = cached_attention(q, k_buf, v_buf, mask, cfg.scale, cfg.attention_impl)
-            new_kv: tuple[jax.Array, jax.Array] | None = (k_buf, v_buf)
+            out, new_kv = cached_attention(q, k, v, kv_write, cfg.scale, cfg.attention_impl)
         else:
+            # training / scoring: splash (TPU), cuDNN (GPU), head-major (CPU) or XLA by
+            # cfg.attention_impl; see attention.py
             new_kv = None
-            if cfg.attention_impl != "cudnn" and cfg.num_heads != cfg.num_kv_heads:
-                # Training/prefill without a cache: the XLA path handles GQA by vmapping over the
-                # query groups, which costs transposes of the [B, N, T, S] probabilities;
-                # repeating K/V (q-sized) is cheaper (~10% of a CPU train step).  cuDNN handles
-                # GQA natively.
-                groups = cfg.num_heads // cfg.num_kv_heads
-                k, v = jnp.repeat(k, groups, axis=2), jnp.repeat(v, groups, axis=2)
-            if cfg.attention_impl is None and jax.default_backend() == "cpu":
-                out = head_major_attention(q, k, v, mask, is_causal, cfg.scale)
-            else:
-                out = jax.nn.dot_product_attention(
-                    q, k, v, mask=mask, scale=cfg.scale, is_causal=is_causal, implementation=cfg.attention_impl
-                )
+            out = attend(q, k, v, mask, is_causal, cfg.scale, cfg.attention_impl, self.mesh, cfg.sharding_rules)
         y = dense(out, self.o_proj[...], in_dims=2)
         if cfg.o_bias:
             y = y + self.o_bias[...].astype(x.dtype)
@@ -258,33 +247,6 @@ def head_major_attention(
         outs.append(jnp.einsum("bnts,bnsd->bntd", p, vh[:, :, :keys]))
     out = outs[0] if len(outs) == 1 else jnp.concatenate(outs, axis=2)
     return out.transpose(0, 2, 1, 3)
-
-
-def cached_attention(
-    q: jax.Array, k_buf: jax.Array, v_buf: jax.Array, mask: jax.Array, scale: float, impl: str | None
-) -> jax.Array:
-    """GQA attention of ``q: [B, T, H, D]`` over a layer's cache ``[B, KV, S, D]`` under
-    ``mask: [B, 1, T, S]``; returns ``[B, T, H, D]``.
-
-    The cache is used in its stored layout: both dots are in canonical batched form (batch dims
-    ``B, KV`` leading; scores contract ``D``, values contract ``S``), so a decode step reads each
-    buffer once and never transposes or repeats it — ``jax.nn.dot_product_attention`` wants
-    ``[B, S, N, D]`` keys, which would transpose the whole cache every step.  Numerics follow its
-    XLA path: f32 scores, scale, finite mask value, f32 softmax, probabilities cast to the value
-    dtype.  With ``impl="cudnn"`` the cuDNN kernel is used instead (keys transposed for it).
-    """
-    b, t, h, d = q.shape
-    kv = k_buf.shape[1]
-    if impl == "cudnn":
-        kt, vt = k_buf.transpose(0, 2, 1, 3), v_buf.transpose(0, 2, 1, 3)
-        return jax.nn.dot_product_attention(q, kt.astype(q.dtype), vt.astype(q.dtype), mask=mask, scale=scale,
-                                            implementation="cudnn")
-    g = h // kv
-    qg = q.reshape(b, t, kv, g, d).transpose(0, 2, 3, 1, 4).reshape(b, kv, g * t, d)
-    s = jnp.einsum("bkqd,bksd->bkqs", qg, k_buf.astype(q.dtype), preferred_element_type=jnp.float32)
-    p = _attention_probs(s.reshape(b, kv, g, t, -1), mask[:, :, None], scale, v_buf.dtype).reshape(b, kv, g * t, -1)
-    o = jnp.einsum("bkqs,bksd->bkqd", p, v_buf)
-    return o.reshape(b, kv, g, t, d).transpose(0, 3, 1, 2, 4).reshape(b, t, h, d).astype(q.dtype)
 
 
 class MLP(nnx.Module):
