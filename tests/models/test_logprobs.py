@@ -110,3 +110,38 @@ def test_sharded_fused_logprobs_match_single_device(models, hf_cases):
     head_grad = nnx.to_flat_state(g_s)
     head = next(v[...] for p, v in head_grad if p == ("lm_head",))
     assert len(head.sharding.device_set) == 8
+
+
+def test_rows_stay_on_their_devices_when_the_batch_is_sharded():
+    """Chunks cut each row's tokens, never the rows: with rows sharded over 8 devices the compiled
+    fwd+bwd of ``token_logprobs`` gathers no hidden states (each device projects only its rows
+    onto the vocabulary; FSDP weight gathers are fine), and chunked values equal unchunked ones."""
+    import re
+
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    from prove_jax.models import Qwen3Config, fused_logprobs, init_model, make_mesh, token_logprobs
+
+    mesh = make_mesh("fsdp=8")
+    b, t, e, v = 16, 384, 32, 1024
+    model = init_model(Qwen3Config(vocab_size=v, hidden_size=e, intermediate_size=64, num_layers=1, num_heads=2,
+                                   num_kv_heads=1, head_dim=16, dtype="float32", param_dtype="float32"), mesh=mesh)
+
+    def loss(m, h, tg):
+        return token_logprobs(m, h, tg, chunk_tokens=1024).sum()
+
+    rows = NamedSharding(mesh, PartitionSpec(("data", "fsdp")))
+    args = (jax.ShapeDtypeStruct((b, t, e), jnp.float32, sharding=rows),
+            jax.ShapeDtypeStruct((b, t), jnp.int32, sharding=rows))
+    hlo = nnx.jit(nnx.grad(loss, argnums=(0, 1))).lower(model, *args).compile().as_text()
+    gathers = [line for line in hlo.splitlines() if re.search(r"all-gather\(", line)]
+    token_sized = [g for g in gathers if re.search(rf"\[[0-9,]*\b{t}\b", g.split("=", 1)[-1].split("all-gather")[0])]
+    assert not token_sized, token_sized[:2]
+
+    k = jax.random.split(jax.random.PRNGKey(0), 3)
+    h, w = jax.random.normal(k[0], (3, 70, e)), jax.random.normal(k[1], (v, e))
+    tg = jax.random.randint(k[2], (3, 70), 0, v)
+    whole = fused_logprobs(h, w, tg, 0.5, 10**6)
+    np.testing.assert_allclose(np.asarray(fused_logprobs(h, w, tg, 0.5, 64)), np.asarray(whole), atol=1e-6)
+    np.testing.assert_allclose(np.asarray(fused_logprobs(h.reshape(-1, e), w, tg.reshape(-1), 0.5, 64)),
+                               np.asarray(whole).reshape(-1), atol=1e-6)
