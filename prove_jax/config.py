@@ -20,6 +20,7 @@ import servers
 from prove_jax.checkpoint import CheckpointConfig
 from prove_jax.env.view import ToolView
 from prove_jax.eval.indomain import EvalConfig
+from prove_jax.plan.config import PlanConfig
 from prove_jax.rl.grpo import GRPOConfig
 from prove_jax.rl.sft import SFTConfig
 from prove_jax.yamlconf import ConfigError, apply_override, build, checked, load, read_yaml, to_dict
@@ -78,6 +79,9 @@ class ModelSection:
     param_dtype: str = "float32"
     remat: str = "none"  # none | full | dots
     scan_layers: bool = False
+    # attention without a KV cache (SFT/GRPO loss, reference log-probs): null = auto (splash on
+    # TPU, cudnn on GPU, head_major on CPU) | splash | cudnn | xla | head_major (models.attention)
+    attention_impl: str | None = None
     mesh: str = ""  # e.g. "fsdp=4,tensor=2"; empty: one device
     seed: int = 0
 
@@ -97,14 +101,23 @@ class EpisodeSection:
 
 @dataclasses.dataclass
 class EngineSection:
-    """Engine shapes (``engine.EngineConfig``); ``max_len: null`` follows the episode cap."""
+    """Engine shapes (``engine.EngineConfig``); ``max_len: null`` follows the episode cap.
 
-    slots: int = 16
+    ``param_dtype`` is the dtype the rollout engine holds its weights in; empty = ``model.dtype``
+    (the compute dtype: bf16 for the paper recipes, whose f32 master weights stay with the
+    trainer). ``mesh`` is the engine's layout; empty = ``model.mesh`` (per process on several
+    hosts, fitted to the local devices). Equal to the trainer's dtype and layout in one process,
+    the engine decodes from the trainer's own buffers; otherwise every update is one on-device
+    cast + reshard (``engine.weights.WeightSync``)."""
+
+    slots: int = 16  # 0: as many as the device's memory holds (sized by the start-up plan)
     max_len: int | None = None
     min_chunk: int = 32
     max_chunk: int = 256
     prefill_rows: int = 2
     decode_block: int = 8
+    param_dtype: str = ""
+    mesh: str = ""
 
     def to_engine(self, max_len: int) -> Any:
         """The ``EngineConfig`` these shapes describe, for transcripts of at most ``max_len``."""
@@ -192,6 +205,7 @@ class LaunchConfig:
     export: ExportConfig = dataclasses.field(default_factory=ExportConfig)
     distributed: DistributedConfig = dataclasses.field(default_factory=DistributedConfig)
     demo: DemoConfig = dataclasses.field(default_factory=DemoConfig)
+    plan: PlanConfig = dataclasses.field(default_factory=PlanConfig)
 
 
 def check(cfg: LaunchConfig) -> None:
@@ -205,7 +219,7 @@ def check(cfg: LaunchConfig) -> None:
 
     checked("data.synth", from_mapping, cfg.data.size, cfg.data.synth)
     checked("reward", cfg.reward.to_reward)
-    from prove_jax.models.config import FAMILY_CLASSES
+    from prove_jax.models.config import FAMILY_CLASSES, check_attention_impl
     from prove_jax.models.sharding import parse_mesh_spec
 
     if cfg.model.family not in FAMILY_CLASSES:
@@ -213,8 +227,17 @@ def check(cfg: LaunchConfig) -> None:
     if not cfg.model.hf_dir:
         checked("model.init", FAMILY_CLASSES[cfg.model.family], vocab_size=256, dtype=cfg.model.dtype,
               param_dtype=cfg.model.param_dtype, remat=cfg.model.remat, **cfg.model.init)
+    checked("model.attention_impl", check_attention_impl, cfg.model.attention_impl)
     checked("model.mesh", parse_mesh_spec, cfg.model.mesh)
     e = cfg.engine
-    checked("engine", e.to_engine, e.max_len or 4096)
+    if e.slots < 0:
+        raise ConfigError(f"engine.slots: expected >= 0 (0 = sized from device memory), got {e.slots}")
+    checked("engine", dataclasses.replace(e, slots=e.slots or 1).to_engine, e.max_len or 4096)
+    checked("engine.mesh", parse_mesh_spec, e.mesh)
+    if e.param_dtype:
+        import jax.numpy as jnp
+
+        if not jnp.issubdtype(checked("engine.param_dtype", jnp.dtype, e.param_dtype), jnp.floating):
+            raise ConfigError(f"engine.param_dtype: expected a float dtype, got {e.param_dtype!r}")
     if cfg.episode.max_tokens is not None and e.max_len is not None and e.max_len < cfg.episode.max_tokens:
         raise ConfigError(f"engine.max_len ({e.max_len}) must be >= episode.max_tokens ({cfg.episode.max_tokens})")

@@ -8,6 +8,11 @@ program (donated, so XLA updates them in place):
   decoding, how many tokens this turn has sampled, the turn's cap, and the row's sampling
   settings and PRNG stream.
 
+Both are allocated lazily: ``Sampler.release`` deletes them (a GRPO update needs the memory
+more than an idle engine) and the next program call re-creates them empty. The weights are in
+the engine's own dtype (``model.config.param_dtype``, checked), e.g. bf16 synced from an f32
+trainer by ``engine.weights.WeightSync``.
+
 Because the per-row bookkeeping (stop tokens, ``max_new``, ``max_len``) lives on the device, the
 host never has to read a step's result before dispatching the next one: a row that stops in step
 ``k`` is already idle in step ``k + 1``. That is what lets the scheduler (``scheduler.py``) run
@@ -324,8 +329,11 @@ class Sampler:
         graphdef, self.params = nnx.split(model)
         # The programs take the params as a flat list of arrays: jit's dispatch of an ``nnx.State``
         # argument can cost milliseconds per call (measured 7.8 vs 1.9 ms for a tiny decode step).
-        self._leaves, treedef = jax.tree.flatten(self.params)
+        leaves, treedef = jax.tree.flatten(self.params)
+        self._leaves: list[jax.Array] | None = leaves
         self.graph = _GraphKey(graphdef, treedef)
+        # what every later set of weights must match (the compiled programs' parameter signature)
+        self._signature = [(x.shape, x.dtype, x.sharding) for x in leaves]
         limit = model.config.vocab_size if vocab_limit is None else min(int(vocab_limit), model.config.vocab_size)
         self.static = _Static(
             stop_ids=tuple(int(i) for i in stop_ids),
@@ -336,15 +344,68 @@ class Sampler:
         )
         self.cache_dtype = cache_dtype
         self.programs: set[tuple[str, int]] = set()
-        self.cache, self.state = self.init_buffers()
+        want = jnp.dtype(model.config.param_dtype)
+        wrong = {str(x.dtype) for x in leaves if jnp.issubdtype(x.dtype, jnp.floating) and x.dtype != want}
+        if wrong:  # the programs are traced for these leaves; the config must describe them
+            raise ValueError(f"the model's weights are {sorted(wrong)} but its config says param_dtype={want}")
+        self._cache: KVCache | None = None
+        self._state: SlotState | None = None
+        self._cache, self._state = self.init_buffers()
+
+    # ---- device buffers (released while the trainer needs the memory, re-created on next use) ----
+    @property
+    def cache(self) -> KVCache:
+        if self._cache is None:
+            self._cache = self._init_cache()
+        return self._cache
+
+    @cache.setter
+    def cache(self, value: KVCache) -> None:
+        self._cache = value
+
+    @property
+    def state(self) -> SlotState:
+        if self._state is None:
+            self._state = self.init_state()
+        return self._state
+
+    @state.setter
+    def state(self, value: SlotState) -> None:
+        self._state = value
+
+    @property
+    def buffers_live(self) -> bool:
+        """Whether the KV cache and slot state are allocated (False after :meth:`release`)."""
+        return self._cache is not None or self._state is not None
+
+    def release(self, *, params: bool = False) -> None:
+        """Free the KV cache and the slot state now (their buffers are deleted, not left to the
+        garbage collector), e.g. while a train step needs the memory; both are re-created empty
+        on the next program call. ``params``: also drop this sampler's references to its weights
+        (a weight sync replaces them anyway); :meth:`update_params` must come before the next use.
+
+        The cache's rows are gone: a scheduler must forget what it thought they held (the GRPO
+        loop resets the engine's rows after every weight update for the same reason)."""
+        for x in jax.tree.leaves((self._cache, self._state)):
+            if isinstance(x, jax.Array) and not x.is_deleted():
+                x.delete()
+        self._cache, self._state = None, None
+        if params:
+            self.params, self._leaves = None, None
+
+    def _init_cache(self) -> KVCache:
+        cfg = self.config
+        cache = KVCache.init(self.model_config, cfg.slots, cfg.capacity, dtype=self.cache_dtype, mesh=self.mesh)
+        return jax.device_put(cache, jax.devices()[0]) if self.mesh is None else cache
+
+    def _params(self) -> list[jax.Array]:
+        if self._leaves is None:
+            raise RuntimeError("the sampler's weights were released; call update_params first")
+        return self._leaves
 
     def init_buffers(self) -> tuple[KVCache, SlotState]:
         """Fresh (empty) cache and idle slot state, placed on the mesh when there is one."""
-        cfg = self.config
-        cache = KVCache.init(self.model_config, cfg.slots, cfg.capacity, dtype=self.cache_dtype, mesh=self.mesh)
-        if self.mesh is None:
-            cache = jax.device_put(cache, jax.devices()[0])
-        return cache, self.init_state()
+        return self._init_cache(), self.init_state()
 
     def init_state(self) -> SlotState:
         """All rows idle (e.g. when a new engine run starts over an existing cache)."""
@@ -358,7 +419,9 @@ class Sampler:
         )
 
     def update_params(self, params: nnx.State) -> None:
-        """Swap in new weights (same shapes/shardings: no recompilation), e.g. after a GRPO step.
+        """Swap in new weights, e.g. after a GRPO step. They must have the sampler's shapes, its
+        weight dtype (the engine dtype: ``engine.weights.WeightSync`` casts the trainer's) and its
+        shardings, so every compiled program is reused as is (no recompilation).
 
         The sampler keeps references, not copies: colocated with the trainer it decodes from the
         trainer's own buffers. A train step that donates its params invalidates them, so call
@@ -370,9 +433,11 @@ class Sampler:
         if any(getattr(x, "is_deleted", lambda: False)() for x in leaves):
             raise ValueError("update_params: these params were donated to (deleted by) a train step; "
                              "pass the step's output params instead")
-        for new, old in zip(leaves, self._leaves, strict=True):
-            if new.shape != old.shape or new.dtype != old.dtype:
-                raise ValueError(f"update_params: {new.shape} {new.dtype} does not match {old.shape} {old.dtype}")
+        for new, (shape, dtype, sharding) in zip(leaves, self._signature, strict=True):
+            if new.shape != shape or new.dtype != dtype:
+                raise ValueError(f"update_params: {new.shape} {new.dtype} does not match {shape} {dtype}")
+            if not new.sharding.is_equivalent_to(sharding, new.ndim):
+                raise ValueError(f"update_params: sharding {new.sharding} does not match {sharding}")
         self.params, self._leaves = params, leaves
 
     def decode(self, block: int | None = None, expected: np.ndarray | None = None) -> jax.Array:
@@ -383,11 +448,11 @@ class Sampler:
         k = self.config.decode_block if block is None else int(block)
         self.programs.add(("decode", k))
         if k == 1:
-            self.cache, self.state, out = _decode_jit(self.graph, self._leaves, self.cache, self.state, self.static)
+            self.cache, self.state, out = _decode_jit(self.graph, self._params(), self.cache, self.state, self.static)
         else:
             exp = np.ones((self.config.slots,), bool) if expected is None else np.asarray(expected, bool)
             self.cache, self.state, out = _decode_block_jit(
-                self.graph, self._leaves, self.cache, self.state, exp, self.static, k
+                self.graph, self._params(), self.cache, self.state, exp, self.static, k
             )
         return out
 
@@ -397,7 +462,7 @@ class Sampler:
         self.programs.add(("prefill", int(batch.tokens.shape[1])))
         arrays = {f.name: getattr(batch, f.name) for f in dataclasses.fields(batch)}
         self.cache, self.state, out = _prefill_jit(
-            self.graph, self._leaves, self.cache, self.state, arrays, self.static
+            self.graph, self._params(), self.cache, self.state, arrays, self.static
         )
         return out
 

@@ -243,6 +243,14 @@ class Engine:
         self._closing = False
 
     # ---- lifecycle --------------------------------------------------------------------------
+    def forget_cached_rows(self) -> None:
+        """Mark every idle row empty, so no new sequence starts from a copy of what it held (rows
+        share cached prompt prefixes). Call it whenever the weights change or the cache was
+        released: K/V computed by the previous policy must not seed the next one's episodes."""
+        for slot in self.slots:
+            if slot.request is None and not slot.owned:
+                slot.fed, slot.reset, slot.copy_wait = [], True, None
+
     async def __aenter__(self) -> Engine:
         loop = asyncio.get_running_loop()
         self.sampler.state = self.sampler.init_state()  # rows left decoding by an earlier run stop

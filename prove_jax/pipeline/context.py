@@ -28,6 +28,7 @@ from flax import nnx
 from prove_jax.chat import ChatTemplate, ChatTokenizer, detect_family, get_template, special_ids
 from prove_jax.config import LaunchConfig, to_dict
 from prove_jax.engine import Engine, EngineConfig, Sampler
+from prove_jax.engine.weights import WeightSync
 from prove_jax.env import EpisodeConfig, MCPPool, make_backend
 from prove_jax.models import Model, init_model, load_hf, make_mesh
 from prove_jax.models.config import FAMILY_CLASSES, ModelConfig
@@ -99,7 +100,7 @@ class Run:
     def model_config(self) -> ModelConfig:
         m = self.cfg.model
         runtime: dict[str, Any] = {"dtype": m.dtype, "param_dtype": m.param_dtype, "remat": m.remat,
-                                   "scan_layers": m.scan_layers}
+                                   "scan_layers": m.scan_layers, "attention_impl": m.attention_impl}
         if m.hf_dir:
             return ModelConfig.from_hf_dir(m.hf_dir, **runtime)
         tok = self.tokenizer
@@ -113,7 +114,7 @@ class Run:
         m = self.cfg.model
         if m.hf_dir:
             return load_hf(m.hf_dir, self.mesh, dtype=m.dtype, param_dtype=m.param_dtype, remat=m.remat,
-                           scan_layers=m.scan_layers)
+                           scan_layers=m.scan_layers, attention_impl=m.attention_impl)
         return init_model(self.model_config(), seed=m.seed, mesh=self.mesh)
 
     def model_from_checkpoint(self, stage: str, step: int | None = None) -> Model:
@@ -129,35 +130,27 @@ class Run:
         finally:
             ckpt.close()
 
-    def engine_model(self, trainer: Any) -> tuple[Model, Any]:
-        """The model the rollout engine decodes with, and how trainer params reach it.
+    def engine_model(self, trainer: Any) -> tuple[Model, WeightSync | None]:
+        """The model the rollout engine decodes with, and the sync that brings it new weights.
 
-        One process: the trainer's own model and buffers (``None``: no conversion). Several
-        processes: every process runs its own engine (its own episodes, its own schedule), so
-        the engine lives on this process's devices (the same mesh layout over local devices,
-        axes that do not fit collapsing to data parallel) and gets a local copy of the globally
-        sharded params after every update.
+        The engine holds its weights in ``engine.param_dtype`` (default ``model.dtype``) laid out
+        by ``engine.mesh`` (default ``model.mesh``). One process with the trainer's dtype and
+        layout: the trainer's own model and buffers (``None``: nothing to transfer). Otherwise a
+        :class:`~prove_jax.engine.weights.WeightSync`: one on-device cast + reshard per update.
+        Several processes: every process runs its own engine (its own episodes and schedule) on
+        its local devices, each with a whole engine-dtype copy gathered by device collectives.
         """
-        if jax.process_count() == 1:
+        eng = self.cfg.engine
+        sync = WeightSync(trainer.model_config, trainer.params, dtype=self.engine_param_dtype,
+                          mesh=eng.mesh or self.cfg.model.mesh or None)
+        if sync.zero_copy:
             return trainer.model(), None
-        from jax.experimental import multihost_utils
+        return sync.engine_model(trainer.params), sync
 
-        from prove_jax.models import abstract_model, state_shardings
-        from prove_jax.models.sharding import parse_mesh_spec
-
-        sizes = parse_mesh_spec(self.cfg.model.mesh or None)
-        local = jax.local_devices()
-        tensor = sizes["tensor"] if sizes["tensor"] > 0 and len(local) % sizes["tensor"] == 0 else 1
-        local_mesh = make_mesh({"data": 1, "fsdp": len(local) // tensor, "tensor": tensor}, devices=local)
-        config = trainer.model_config
-        graphdef, abstract_state = nnx.split(abstract_model(config, local_mesh))
-        shardings = state_shardings(abstract_state, local_mesh, config.sharding_rules)
-
-        def to_engine(params: Any) -> Any:
-            host = multihost_utils.process_allgather(params, tiled=True)
-            return jax.tree.map(lambda x, s: jax.device_put(np.asarray(x), s), host, shardings)
-
-        return nnx.merge(graphdef, to_engine(trainer.params)), to_engine
+    @property
+    def engine_param_dtype(self) -> str:
+        """The rollout engine's weight dtype: ``engine.param_dtype``, else the compute dtype."""
+        return self.cfg.engine.param_dtype or self.cfg.model.dtype
 
     # ---- environment ----------------------------------------------------------------------------
     def pool(self) -> MCPPool:

@@ -137,12 +137,14 @@ def grpo(run: Run) -> dict[str, Any]:
     cfg = run.cfg
     g = cfg.grpo
     out_dir = run.stage_dir("grpo")
-    if (done := _done(out_dir / "summary.json")) is not None:
+    # Done unless the command now asks for more steps: then it continues from the last checkpoint.
+    if (done := _done(out_dir / "summary.json")) is not None and done.get("steps", 0) >= g.steps:
         return {"skipped": "done", **done}
     t = time.perf_counter()
     start_from = "sft" if (run.stage_dir("sft") / "summary.json").exists() else "initial model"
     model = run.model_from_checkpoint("sft") if start_from == "sft" else run.initial_model()
-    trainer = Trainer(model, g.optim, GRPOObjective(g.loss, g.sampling.temperature), reference=g.loss.kl_coef > 0)
+    trainer = Trainer(model, g.optim, GRPOObjective(g.loss, g.sampling.temperature), reference=g.loss.kl_coef > 0,
+                      reference_dtype=g.reference_dtype)
     if g.prompts_per_step % jax.process_count():
         raise SystemExit(f"grpo.prompts_per_step={g.prompts_per_step} must split evenly over "
                          f"{jax.process_count()} processes")
@@ -152,7 +154,7 @@ def grpo(run: Run) -> dict[str, Any]:
     runner = StageRunner("grpo", out_dir, trainer, g.steps, checkpoint=cfg.checkpoint, config=run.config_dict,
                          panels=PANELS, progress=cfg.progress)
 
-    engine_model, to_engine = run.engine_model(trainer)
+    engine_model, to_engine = run.engine_model(trainer)  # to_engine None: decodes from the trainer's buffers
 
     async def go() -> dict[str, Any]:
         async with run.pool() as pool:
@@ -166,7 +168,8 @@ def grpo(run: Run) -> dict[str, Any]:
     finally:
         runner.close()
     summary.update(start_from=start_from, seconds=round(time.perf_counter() - t, 1), reward=cfg.reward.variant,
-                   view=cfg.view.describe())
+                   view=cfg.view.describe(),
+                   weight_sync=to_engine.describe() if to_engine is not None else {"mode": "zero-copy"})
     if not summary["preempted"]:
         write_json(out_dir / "summary.json", summary)
     return summary

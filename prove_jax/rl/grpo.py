@@ -9,7 +9,10 @@ One step (synchronous mode):
    scored per group with the configured reward (``score_rollouts``: GDPO normalisation happens
    there) and turned into advantages (``rl.advantages``); constant groups are dropped or kept;
 4. rows are bucketed into micro-batches (Grain) and the train step applies one optimizer update;
-5. the engine gets the new params (``Sampler.update_params``; same buffers, no copy).
+5. the engine gets the new params (``GRPOContext.sync_engine``): the trainer's own buffers when
+   the engine shares its dtype and layout, else ``engine.weights.WeightSync``'s on-device cast +
+   reshard (bf16 engine, one engine per process on several hosts). The engine's KV cache and
+   slot state are released during the update and re-created at the next rollout.
 
 **One-step off-policy mode** (``async_rollouts``): while step ``t``'s update runs (in a worker
 thread; JAX releases the GIL while the device computes), step ``t+1``'s rollouts are generated
@@ -21,7 +24,8 @@ regenerates its first batch with the restored params (the in-flight batch is not
 Each step's metrics row holds the reward and its components, loss terms, lengths, calls per
 episode, tool error rate, skipped/failed counts and the time split: ``time/rollout_device``
 (the engine's busy device time), ``time/host`` (the rest of the rollout phase: tool calls,
-parsing, tokenisation, scheduling, plus reward/advantage/batching), ``time/update``.
+parsing, tokenisation, scheduling, plus reward/advantage/batching), ``time/update``, and the
+weight transfer: ``time/weight_sync`` and ``weight_sync_bytes`` (engine-side bytes; 0 zero-copy).
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import asyncio
 import dataclasses
 import time
 import zlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jax
@@ -39,10 +43,11 @@ import numpy as np
 
 from prove_jax.chat import ChatTemplate, ChatTokenizer
 from prove_jax.engine import Engine, SamplingConfig
+from prove_jax.engine.weights import WeightSync
 from prove_jax.env import EpisodeConfig, MCPPool, run_rollouts
 from prove_jax.rewards import RewardConfig, score_rollouts
 from prove_jax.rl.advantages import group_advantages
-from prove_jax.rl.batch import Row, length_buckets, micro_batches
+from prove_jax.rl.batch import Row, length_buckets, micro_batches, trim_row
 from prove_jax.rl.loop import StageRunner
 from prove_jax.rl.losses import LossConfig
 from prove_jax.rl.step import OptimConfig, Trainer
@@ -61,6 +66,9 @@ class GRPOConfig:
     advantage: str = "grpo"  # grpo | dr_grpo | rloo
     drop_constant_groups: bool = True
     async_rollouts: bool = False
+    # storage of the frozen KL reference: None = the compute dtype (bit-identical log-probs, since
+    # weights are cast to it at use; bf16 halves an f32 copy), or e.g. "float32"
+    reference_dtype: str | None = None
     sampling: SamplingConfig = dataclasses.field(default_factory=lambda: SamplingConfig(max_new_tokens=512))
     loss: LossConfig = dataclasses.field(default_factory=lambda: LossConfig(kl_coef=0.01))
     optim: OptimConfig = dataclasses.field(default_factory=OptimConfig)
@@ -81,8 +89,16 @@ def rollouts_to_rows(
     rollouts: Sequence[Mapping[str, Any]],
     reward: RewardConfig,
     cfg: GRPOConfig,
+    max_len: int | None = None,
 ) -> tuple[list[Row], dict[str, float]]:
-    """Score groups, compute advantages and build rows; also the step's rollout statistics."""
+    """Score groups, compute advantages and build rows; also the step's rollout statistics.
+
+    ``max_len`` (the transcript cap; the step's buckets hold it): a longer rollout is trimmed
+    right after its last assistant turn that fits (``rows_trimmed``) or, if none fits, dropped
+    (``rows_dropped_long``), so one overlong transcript cannot crash the step. The episode
+    driver already stops at the cap; this is the trainer's own guarantee. Groups are scored
+    and normalised on whole episodes before any trimming.
+    """
     by_group: dict[str, list[Mapping[str, Any]]] = {}
     for r in rollouts:
         by_group.setdefault(str(r["group_id"]), []).append(r)
@@ -104,12 +120,20 @@ def rollouts_to_rows(
             comps[c].extend(s[c] for s in scores)
     advs, constant = group_advantages(totals, cfg.advantage, drop_constant=cfg.drop_constant_groups)
     rows: list[Row] = []
+    trimmed = dropped_long = 0
     for group, adv in zip(groups, advs, strict=True):
         if adv is None:
             continue
         for r, a in zip(group, adv, strict=True):
-            rows.append(Row(np.asarray(r["tokens"], np.int32), np.asarray(r["loss_mask"], bool),
-                            np.asarray(r["sample_logprobs"], np.float32), float(a)))
+            row = Row(np.asarray(r["tokens"], np.int32), np.asarray(r["loss_mask"], bool),
+                      np.asarray(r["sample_logprobs"], np.float32), float(a))
+            if max_len is not None and len(row) > max_len:
+                cut = trim_row(row, max_len)
+                if cut is None:
+                    dropped_long += 1
+                    continue
+                row, trimmed = cut, trimmed + 1
+            rows.append(row)
     ok_all = [r for r, _ in kept_rollouts]
     n_calls = sum(len(r["calls"]) for r in ok_all)
     n_bad = sum(1 for r in ok_all for c in r["calls"] if not c["executed_ok"])
@@ -121,6 +145,8 @@ def rollouts_to_rows(
         "constant_groups": float(constant),
         "groups": float(len(groups)),
         "rows": float(len(rows)),
+        "rows_trimmed": float(trimmed),
+        "rows_dropped_long": float(dropped_long),
         "calls_per_episode": n_calls / max(1, len(ok_all)),
         "tool_error_rate": n_bad / max(1, n_calls),
         "parse_errors_per_episode": sum(len(r["parse_errors"]) for r in ok_all) / max(1, len(ok_all)),
@@ -145,15 +171,29 @@ class GRPOContext:
     episode: EpisodeConfig
     reward: RewardConfig
     max_len: int
-    # Multi-host: the engine runs on this process's devices only, so it gets a local copy of the
-    # (globally sharded) params; None = colocated, the engine decodes from the trainer's buffers.
-    to_engine: Callable[[Any], Any] | None = None
+    # The trainer -> engine weight transfer (another dtype, another layout, or one engine per
+    # process: an on-device cast + reshard); None = colocated, the engine decodes from the
+    # trainer's own buffers.
+    to_engine: WeightSync | None = None
 
     def engine_params(self, fresh: bool) -> Any:
         """Params for the engine; ``fresh``: buffers the next (donating) update cannot take."""
         if self.to_engine is not None:
             return self.to_engine(self.trainer.params)  # new buffers anyway
         return jax.tree.map(jnp.copy, self.trainer.params) if fresh else self.trainer.params
+
+    def sync_engine(self, fresh: bool) -> dict[str, float]:
+        """Give the engine the trainer's current weights; returns the transfer's metrics.
+
+        Rows cached under the old weights are forgotten too: a later episode must not copy a
+        prompt prefix whose K/V were computed by the previous policy."""
+        t0 = time.perf_counter()
+        self.engine.sampler.update_params(self.engine_params(fresh))
+        self.engine.forget_cached_rows()
+        if self.to_engine is not None:
+            return {"time/weight_sync": self.to_engine.last_seconds, "weight_sync_bytes": float(self.to_engine.bytes)}
+        moved = sum(x.nbytes for x in jax.tree.leaves(self.trainer.params)) if fresh else 0
+        return {"time/weight_sync": time.perf_counter() - t0, "weight_sync_bytes": float(moved)}
 
 
 class _Generator:
@@ -172,8 +212,8 @@ class _Generator:
                 "device": c.engine.stats.device_busy_s - busy0, "generated": c.engine.stats.generated_tokens - gen0}
 
 
-COUNTS = ("episodes", "failed_episodes", "constant_groups", "groups", "rows", "finish/token_cap",
-          "finish/assistant_cap")
+COUNTS = ("episodes", "failed_episodes", "constant_groups", "groups", "rows", "rows_trimmed", "rows_dropped_long",
+          "finish/token_cap", "finish/assistant_cap")
 
 
 def _across_processes(stats: dict[str, float]) -> dict[str, float]:
@@ -192,7 +232,7 @@ def _across_processes(stats: dict[str, float]) -> dict[str, float]:
 def _update(ctx: GRPOContext, cfg: GRPOConfig, batch: Mapping[str, Any]) -> dict[str, Any]:
     """Host work of a step (rewards, advantages, batching) and the update itself."""
     t0 = time.perf_counter()
-    rows, stats = rollouts_to_rows(batch["examples"], batch["rollouts"], ctx.reward, cfg)
+    rows, stats = rollouts_to_rows(batch["examples"], batch["rollouts"], ctx.reward, cfg, max_len=ctx.max_len)
     out: dict[str, Any] = _across_processes(stats)
     if out["rows"] > 0:  # rows of all processes: a process without any still joins the step
         mbs, plan = micro_batches(rows, cfg.rows_per_micro, length_buckets(ctx.max_len))
@@ -232,20 +272,24 @@ async def train_grpo(ctx: GRPOContext, cfg: GRPOConfig, loader: Any, runner: Sta
     sampler = ctx.engine.sampler
     async with ctx.engine:
         if start < cfg.steps:
-            sampler.update_params(ctx.engine_params(cfg.async_rollouts))
+            ctx.sync_engine(cfg.async_rollouts)
             batch = await generate(next(loader), start)
         for step in range(start, cfg.steps):
             t_step = time.perf_counter()
             data_state = loader.get_state()  # after this step's prompts, before any prefetch
             nxt: asyncio.Task[dict[str, Any]] | None = None
             if cfg.async_rollouts and step + 1 < cfg.steps:
-                sampler.update_params(ctx.engine_params(True))  # the params before this update
+                synced = ctx.sync_engine(True)  # the params before this update
                 nxt = asyncio.create_task(generate(next(loader), step + 1))
                 upd = await asyncio.to_thread(_update, ctx, cfg, batch)
             else:
+                # The engine is idle until the next rollouts: its KV cache, slot state and own
+                # weight copy make room for the update, and come back (empty / synced) after it.
+                sampler.release(params=True)
                 upd = _update(ctx, cfg, batch)
-                # sync: the engine takes the new buffers themselves (the old ones were donated)
-                sampler.update_params(ctx.engine_params(False))
+                # sync: the engine takes the new weights (colocated: the step's output buffers)
+                synced = ctx.sync_engine(False)
+            upd.update(synced)
             done = step + 1
             if nxt is not None:
                 next_batch = await nxt  # finished even when stopping: no task is left behind
@@ -273,5 +317,5 @@ PANELS = {
     "reward": ["reward", *(f"reward/{c}" for c in COMPONENTS)],
     "loss": ["pg_loss", "kl", "clip_frac", "entropy"],
     "behaviour": ["calls_per_episode", "tool_error_rate", "parse_errors_per_episode"],
-    "time": ["time/rollout_device", "time/host", "time/update"],
+    "time": ["time/rollout_device", "time/host", "time/update", "time/weight_sync"],
 }

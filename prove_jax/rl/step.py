@@ -189,18 +189,50 @@ def tree_shardings(tree: Any, mesh: Mesh | None, rules: Any) -> Any:
     return jax.tree.map(_variable_sharding(mesh, rules), tree, is_leaf=lambda x: isinstance(x, nnx.Variable))
 
 
+@dataclasses.dataclass(frozen=True)
+class TrainPrograms:
+    """The jitted programs of one optimizer step, built from shardings alone (no arrays), so the
+    trainer runs them and the planner (:mod:`prove_jax.plan`) lowers and compiles the very same
+    programs against abstract inputs for a topology it does not have."""
+
+    accumulate: Any  # (static, params, ref_params, acc, micro_batch, den) -> acc
+    apply: Any  # (state, acc) -> (state, metrics)
+    zeros: Any  # (params, metric_names) -> acc
+
+
+def train_programs(tx: optax.GradientTransformation, schedule: optax.Schedule, param_shardings: Any,
+                   state_shardings: TrainState, replicated: jax.sharding.Sharding, *, donate: bool = True
+                   ) -> TrainPrograms:
+    acc_shardings = {"grads": param_shardings, "metrics": replicated}
+    return TrainPrograms(
+        accumulate=jax.jit(_accumulate, static_argnums=(0,), donate_argnums=(3,) if donate else (),
+                           out_shardings=acc_shardings),
+        apply=jax.jit(partial(_apply, tx, schedule), donate_argnums=(0,) if donate else (),
+                      out_shardings=(state_shardings, replicated)),
+        zeros=jax.jit(_zero_acc, static_argnums=(1,), out_shardings=acc_shardings),
+    )
+
+
+def ref_storage_dtype(model_dtype: str, requested: str | None) -> jnp.dtype:
+    """Storage dtype of the frozen KL reference. Default: the compute dtype. Weights are cast to
+    the compute dtype at use (``layers.dense``, norms, embedding), so a bf16-stored reference of
+    a bf16-compute model gives bit-identical log-probs at half the bytes of an f32 copy."""
+    return jnp.dtype(requested or model_dtype)
+
+
 class Trainer:
     """Owns the train state of one model and runs optimizer steps over lists of micro-batches.
 
     ``Trainer(model, OptimConfig(...), objective, reference=True)``: ``reference`` keeps a frozen
     copy of the initial params for the KL term (only created when asked for: the reference model
-    exists only when beta > 0). ``trainer.step(micro_batches, den)`` returns the step's metrics
-    (host floats); ``trainer.params`` are the current params (a fresh buffer after every step:
-    the previous ones were donated).
+    exists only when beta > 0), stored in ``reference_dtype`` (default: the model's compute
+    dtype, see :func:`ref_storage_dtype`). ``trainer.step(micro_batches, den)`` returns the step's
+    metrics (host floats); ``trainer.params`` are the current params (a fresh buffer after every
+    step: the previous ones were donated).
     """
 
     def __init__(self, model: Model, optim: OptimConfig, objective: Objective, *, reference: bool = False,
-                 donate: bool = True) -> None:
+                 donate: bool = True, reference_dtype: str | None = None) -> None:
         self.model_config = model.config
         self.mesh: Mesh | None = model.mesh
         self.rules = model.config.sharding_rules
@@ -221,13 +253,13 @@ class Trainer:
         opt_state = jax.jit(self.tx.init, out_shardings=self.opt_shardings)(params)
         zero = jax.device_put(jnp.int32(0), replicated)
         self.state = TrainState(params, opt_state, zero, jax.device_put(jnp.int32(0), replicated))
-        self.ref_params = jax.tree.map(jnp.copy, params) if reference else None
-        acc_shardings = {"grads": self.param_shardings, "metrics": replicated}
-        self._accumulate = jax.jit(_accumulate, static_argnums=(0,), donate_argnums=(3,) if donate else (),
-                                   out_shardings=acc_shardings)
-        self._apply = jax.jit(partial(_apply, self.tx, self.schedule), donate_argnums=(0,) if donate else (),
-                              out_shardings=(self.state_shardings, replicated))
-        self._zeros = jax.jit(_zero_acc, static_argnums=(1,), out_shardings=acc_shardings)
+        self.ref_params = None
+        if reference:
+            ref_dt = ref_storage_dtype(model.config.dtype, reference_dtype)
+            self.ref_params = jax.tree.map(lambda x: jnp.copy(x).astype(ref_dt), params)
+        programs = train_programs(self.tx, self.schedule, self.param_shardings, self.state_shardings, replicated,
+                                  donate=donate)
+        self._accumulate, self._apply, self._zeros = programs.accumulate, programs.apply, programs.zeros
         self.metric_names: tuple[str, ...] | None = None
         self._signatures: set[tuple[Any, ...]] = set()
 

@@ -53,6 +53,22 @@ def _gather(x: Any) -> Any:
     return np.asarray(multihost_utils.process_allgather(x, tiled=True))
 
 
+def weight_sync_check(trainer: Any, host_params: list[Any]) -> dict[str, Any]:
+    """The trained params through ``WeightSync`` to a bf16 engine on this process's devices,
+    compared with the gathered f32 params cast on host (bit for bit)."""
+    import jax
+    import numpy as np
+
+    from prove_jax.engine.weights import WeightSync
+
+    sync = WeightSync(trainer.model_config, trainer.params, dtype="bfloat16")
+    engine = jax.tree.leaves(sync(trainer.params))
+    local = set(jax.local_devices())
+    return {**sync.describe(), "local_only": all(x.sharding.device_set <= local for x in engine),
+            "mismatched": int(sum(np.count_nonzero(np.asarray(e) != h.astype(e.dtype))
+                                  for e, h in zip(engine, host_params, strict=True)))}
+
+
 def main(argv: list[str] | None = None) -> None:
     args = parse(argv)
     sys.path.insert(0, str(REPO))  # run as a script: make `prove_jax` and `tests` importable
@@ -96,6 +112,7 @@ def main(argv: list[str] | None = None) -> None:
     flat, _ = flatten(trainer.state)
     host = {name: _gather(x) for name, x in flat.items()}
     sharded = sum(1 for x in flat.values() if not x.is_fully_addressable)
+    sync = weight_sync_check(trainer, [host[k] for k in flatten(trainer.state)[0] if k.startswith("params.")])
     if jax.process_index() == 0:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         np.savez(args.out, **host)
@@ -103,7 +120,8 @@ def main(argv: list[str] | None = None) -> None:
             "processes": jax.process_count(), "devices": jax.device_count(),
             "distributed": jax.distributed.is_initialized(),
             "collectives": jax.config.jax_cpu_collectives_implementation,
-            "local_devices": jax.local_device_count(), "non_addressable_leaves": sharded, "steps": steps}))
+            "local_devices": jax.local_device_count(), "non_addressable_leaves": sharded, "steps": steps,
+            "weight_sync": sync}))
 
 
 if __name__ == "__main__":

@@ -8,6 +8,9 @@ as one process over the same global mesh and rows.
 * the reference: 1 process x 4 devices with all rows;
 * one shard: 1 process x 4 devices with process 0's half only — it must differ from the
   reference, or the comparison could not tell whether process 1's rows took part.
+
+After the steps each process also syncs the trained params to a bf16 engine on its own devices
+(``engine.weights.WeightSync``) and checks it against the gathered params cast on host.
 """
 
 from __future__ import annotations
@@ -83,6 +86,12 @@ def test_two_processes_take_the_same_step_as_one(tmp_path: Path) -> None:
     assert (pair_info["processes"], pair_info["devices"], pair_info["local_devices"]) == (2, 4, 2)
     assert pair_info["distributed"] is True and pair_info["collectives"] == "gloo"
     assert pair_info["non_addressable_leaves"] > 0
+    # Each process's engine got the trained params as bf16 on its own devices, by one on-device
+    # program over both processes (engine.weights.WeightSync), equal to the host-side cast.
+    sync = pair_info["weight_sync"]
+    assert (sync["mode"], sync["processes"], sync["dtype"]) == ("one program", 2, "bfloat16")
+    assert sync["local_only"] and sync["mismatched"] == 0 and sync["bytes"] > 0
+    assert ref_info["weight_sync"]["mode"] == "one program" and ref_info["weight_sync"]["mismatched"] == 0
     assert (ref_info["processes"], ref_info["local_devices"], ref_info["distributed"]) == (1, 4, False)
 
     for a, b in zip(pair_info["steps"], ref_info["steps"], strict=True):

@@ -126,3 +126,28 @@ def test_bf16_compute_keeps_f32_master_weights_and_moments() -> None:
     # Adam's first step moves each weight by ~lr = 1e-5; bf16 spacing at |w| > 0.05 is >= 2.4e-4
     assert 0.5e-5 < float(np.median(moved)) < 2e-5
     assert float(np.median(moved)) < np.spacing(np.float32(0.05)) * 2 ** 16 / 10
+
+
+def test_the_kl_reference_is_stored_in_the_compute_dtype_with_identical_log_probs() -> None:
+    """bf16 compute: the frozen reference is kept in bf16 (half an f32 copy) and gives exactly the
+    log-probs of an f32-stored reference, since weights are cast to the compute dtype at use;
+    ``reference_dtype="float32"`` keeps f32, and f32 compute keeps f32 by default."""
+    from flax import nnx
+
+    from prove_jax.models import sequence_logprobs
+
+    model = init_model(tiny_config(dtype="bfloat16", param_dtype="float32"), seed=3)
+    small = Trainer(model, OptimConfig(), OBJECTIVE, reference=True)
+    full = Trainer(model, OptimConfig(), OBJECTIVE, reference=True, reference_dtype="float32")
+    assert {x.dtype for x in jax.tree.leaves(small.ref_params)} == {np.dtype("bfloat16")}
+    assert {x.dtype for x in jax.tree.leaves(full.ref_params)} == {np.dtype("float32")}
+    tokens = np.asarray(random_rows(2, seed=4)[0].tokens[None, :64])
+    pos = np.arange(64)[None]
+
+    def logp(params: object) -> np.ndarray:
+        ref = nnx.merge(small.graphdef, params)
+        return np.asarray(sequence_logprobs(ref, tokens, pos))
+
+    np.testing.assert_array_equal(logp(small.ref_params), logp(full.ref_params))
+    f32 = Trainer(init_model(tiny_config(), seed=3), OptimConfig(), OBJECTIVE, reference=True)
+    assert {x.dtype for x in jax.tree.leaves(f32.ref_params)} == {np.dtype("float32")}

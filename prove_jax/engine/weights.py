@@ -1,0 +1,206 @@
+"""Trainer params -> rollout-engine params, on the devices: one jitted cast + reshard per update.
+
+Why this exists: the trainer keeps f32 master weights sharded for training (FSDP x tensor), but
+the engine wants weights in its compute dtype (bf16 for the paper recipes: half the bytes to
+hold and to read per decode step) and in a layout of its own; on several hosts every process runs
+its own engine over its own devices and so needs a whole copy of the weights there. Moving that
+copy through host memory (gather every param to numpy, ``device_put`` it back) costs ~33 GB of
+f32 per step at 8B; :class:`WeightSync` moves it device to device instead, in the engine dtype.
+
+What runs where:
+
+* **One process, same dtype and layout** (the tiny CPU default: f32 everywhere, one mesh): no
+  transfer at all. :attr:`WeightSync.zero_copy` is True and the engine decodes from the trainer's
+  own buffers (``Run.engine_model`` returns the trainer's model).
+* **One process otherwise**: one jitted program ``cast`` with ``out_shardings`` = the engine's
+  shardings (its dtype, its mesh); XLA inserts whatever collectives the relayout needs.
+* **Several processes**: the program's target is a *global* mesh ``(replica, data, fsdp,
+  tensor)`` whose replica ``r`` is process ``r``'s local engine mesh. The engine's partition
+  specs never name ``replica``, so the output is replicated over processes: XLA all-gathers the
+  (already cast) shards across hosts as collectives, nothing passes through host memory. Each
+  process then views its replica's shards as an array over its local mesh with
+  ``jax.make_array_from_single_device_arrays`` (no copy): its engine holds a full engine-dtype
+  copy laid out over its local devices, and decodes with no cross-host traffic.
+
+jit needs one device order for all shardings of a program. When the trainer mesh lists the
+devices in another order than the engine target (e.g. a TPU topology-aware trainer mesh that
+interleaves hosts), the cast runs on the trainer mesh and ``jax.device_put`` does the reshard
+(JAX's device-order reshard: still collectives on device, two programs instead of one). On CPU
+with gloo both paths work (tests/rl/test_weight_sync.py, tests/rl/test_multihost_grpo.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+from jax.sharding import AxisType, Mesh, NamedSharding, Sharding
+
+from prove_jax.models import Model, abstract_model, make_mesh, parse_mesh_spec, state_shardings
+from prove_jax.models.config import ModelConfig
+from prove_jax.models.sharding import MESH_AXES
+
+log = logging.getLogger(__name__)
+
+REPLICA = "replica"
+MeshSpec = str | dict[str, int] | None
+
+
+def local_engine_mesh(spec: MeshSpec, devices: Sequence[Any]) -> Mesh:
+    """The engine layout over one process's ``devices``: ``spec`` when it fits them (a ``-1``
+    axis fills); otherwise the tensor axis is kept when it divides the device count and the
+    rest becomes fsdp (a recipe's global mesh, e.g. ``fsdp=4,tensor=2``, on 4 local devices)."""
+    try:
+        return make_mesh(spec, devices=devices)
+    except ValueError:
+        tensor = parse_mesh_spec(spec)["tensor"]
+        tensor = tensor if tensor > 0 and len(devices) % tensor == 0 else 1
+        fallback = {"fsdp": len(devices) // tensor, "tensor": tensor}
+        log.warning("engine mesh %r does not fit %d local devices; using %s", spec, len(devices), fallback)
+        return make_mesh(fallback, devices=devices)
+
+
+def _device_order(s: Sharding) -> tuple[Any, ...]:
+    """The device order jit compares between a program's shardings."""
+    if isinstance(s, NamedSharding):
+        return tuple(s.mesh.devices.flat)
+    return tuple(sorted(s.device_set, key=lambda d: d.id))
+
+
+def _mesh_of(shardings: Sequence[Sharding]) -> Mesh | None:
+    for s in shardings:
+        if isinstance(s, NamedSharding):
+            return s.mesh
+    return None
+
+
+def _cast(dtype: Any, leaves: list[jax.Array]) -> list[jax.Array]:
+    return [x.astype(dtype) for x in leaves]
+
+
+class WeightSync:
+    """Built once from the trainer's params (their shardings and structure) and the engine's
+    dtype and layout; ``sync(params)`` returns the engine's params for new trainer params.
+
+    ``bytes`` is what one transfer writes on the engine side (one engine replica: params x the
+    engine dtype's size; 0 when zero-copy); ``last_seconds`` the wall time of the last transfer
+    (dispatch to ``block_until_ready``). Every call runs the same compiled program(s): the shapes,
+    dtypes and shardings never change, so neither this program nor the engine's recompile.
+    """
+
+    def __init__(self, config: ModelConfig, params: Any, *, dtype: Any = None, mesh: MeshSpec = None) -> None:
+        """``config``/``params``: the trainer's model config and params (arrays or
+        ShapeDtypeStructs with shardings). ``dtype``: the engine's weight dtype (default: the
+        trainer's). ``mesh``: the engine's mesh spec (default: the trainer's mesh in one process;
+        its axis sizes fitted to the local devices on several)."""
+        leaves, self.treedef = jax.tree.flatten(params)
+        src = [x.sharding for x in leaves]
+        trainer_mesh = _mesh_of(src)
+        self.dtype = jnp.dtype(dtype if dtype is not None else config.param_dtype)
+        self.config = config.replace(param_dtype=self.dtype.name)  # what the engine's programs see
+        self.processes = jax.process_count()
+        self.global_mesh: Mesh | None = None  # several processes: (replica, *local engine mesh)
+        if self.processes > 1:
+            if trainer_mesh is None:
+                raise ValueError("several processes: the trainer params must live on a global mesh")
+            spec = mesh if mesh else {a: int(trainer_mesh.shape.get(a, 1)) for a in MESH_AXES}
+            self.mesh: Mesh | None = self._replica_meshes(spec)[jax.process_index()]
+        elif mesh:
+            self.mesh = make_mesh(mesh)
+            if trainer_mesh is not None and self.mesh == trainer_mesh:
+                self.mesh = trainer_mesh
+        else:
+            self.mesh = trainer_mesh
+        self.graphdef, abstract = nnx.split(abstract_model(self.config, self.mesh))
+        if jax.tree.structure(abstract) != self.treedef:
+            raise ValueError("the engine model's params do not have the trainer's structure")
+        self.shardings: list[Sharding] = jax.tree.leaves(state_shardings(abstract, self.mesh,
+                                                                         self.config.sharding_rules))
+        self.shapes = [tuple(x.shape) for x in leaves]
+        self.zero_copy = self.processes == 1 and self.dtype == jnp.dtype(config.param_dtype) and all(
+            d.is_equivalent_to(s, len(shape)) for d, s, shape in zip(self.shardings, src, self.shapes, strict=True))
+        per_replica = sum(math.prod(s) for s in self.shapes) * self.dtype.itemsize
+        self.bytes = 0 if self.zero_copy else per_replica
+        self.targets = self._global_targets() if self.processes > 1 else self.shardings
+        self.one_program = all(_device_order(t) == _device_order(src[0]) for t in [*src, *self.targets])
+        cast = partial(_cast, self.dtype)
+        if self.one_program:
+            self._program = jax.jit(cast, out_shardings=self.targets)
+        else:  # cast where the params are, then JAX's device-order reshard (on device)
+            log.warning("weight sync: the trainer mesh orders devices differently from the engine target; "
+                        "casting on the trainer mesh, then resharding with jax.device_put")
+            self._program = jax.jit(cast, out_shardings=src)
+        self.last_seconds = 0.0
+        self.transfers = 0
+
+    # ---- layout ---------------------------------------------------------------------------------
+    def _replica_meshes(self, spec: MeshSpec) -> list[Mesh]:
+        """Every process's local engine mesh, computed the same way on every process (the global
+        mesh stacks them, so all processes must agree on each one's device order)."""
+        by_process = [[d for d in jax.devices() if d.process_index == p] for p in range(self.processes)]
+        first = local_engine_mesh(spec, by_process[0])
+        shape = {a: int(first.shape[a]) for a in first.axis_names}
+        meshes = [first] + [make_mesh(shape, devices=devs) for devs in by_process[1:]]
+        self.global_mesh = Mesh(np.stack([m.devices for m in meshes]), (REPLICA, *first.axis_names),
+                                axis_types=(AxisType.Auto,) * (len(first.axis_names) + 1))
+        return meshes
+
+    def _global_targets(self) -> list[Sharding]:
+        """The engine shardings on the global ``(replica, *local mesh)`` mesh; also checks that each
+        local device holds the same block in both (what makes the local view a zero-copy one)."""
+        local, global_mesh = self.mesh, self.global_mesh
+        assert local is not None and global_mesh is not None
+        targets: list[Sharding] = []
+        for s, shape in zip(self.shardings, self.shapes, strict=True):
+            assert isinstance(s, NamedSharding)
+            t = NamedSharding(global_mesh, s.spec)
+            mine, theirs = s.devices_indices_map(shape), t.devices_indices_map(shape)
+            if any(mine[d] != theirs[d] for d in local.devices.flat):
+                raise AssertionError(f"engine block layout differs between local and global mesh for {shape}")
+            targets.append(t)
+        return targets
+
+    # ---- transfer -------------------------------------------------------------------------------
+    def __call__(self, params: Any) -> Any:
+        """The engine's params (an ``nnx.State`` like ``params``) for the trainer's ``params``."""
+        leaves, treedef = jax.tree.flatten(params)
+        if treedef != self.treedef:
+            raise ValueError("weight sync: params do not have the structure this sync was built for")
+        t0 = time.perf_counter()
+        if self.zero_copy:
+            out = leaves
+        else:
+            out = self._program(leaves)
+            if not self.one_program:
+                out = jax.device_put(out, self.targets)
+            if self.processes > 1:
+                out = [_local_view(x, s) for x, s in zip(out, self.shardings, strict=True)]
+            jax.block_until_ready(out)
+        self.last_seconds = time.perf_counter() - t0
+        self.transfers += 1
+        return jax.tree.unflatten(self.treedef, out)
+
+    def engine_model(self, params: Any) -> Model:
+        """A model over the engine's params for ``params`` (the engine's first weights)."""
+        return nnx.merge(self.graphdef, self(params))
+
+    def describe(self) -> dict[str, Any]:
+        """What the sync does, for logs and summaries."""
+        mode = "zero-copy" if self.zero_copy else "one program" if self.one_program else "cast + device_put"
+        return {"mode": mode, "dtype": self.dtype.name, "bytes": self.bytes, "processes": self.processes,
+                "engine_mesh": None if self.mesh is None else dict(self.mesh.shape)}
+
+
+def _local_view(x: jax.Array, local: Sharding) -> jax.Array:
+    """This process's replica of a global array, as an array over the local mesh (no copy)."""
+    shards = {s.device: s.data for s in x.addressable_shards}
+    arrays = [shards[d] for d in local.addressable_devices_indices_map(x.shape)]
+    return jax.make_array_from_single_device_arrays(x.shape, local, arrays)
