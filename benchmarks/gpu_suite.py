@@ -280,6 +280,34 @@ def bench_decode(shape: Shape, param_dtype: str, hbm_gbps: float, rounds: int = 
     return {"tokens_per_s": tokens_per_s, "roofline_tokens_per_s": roofline}
 
 
+def bench_plan_here(config: str | None, gpu: bool, tag: str) -> list[tuple[str, float, str, str]]:
+    """The planner's programs (accumulate at the binding bucket and its half, update, decode,
+    prefill, weight transfer) compiled for THIS machine's devices: the compiler's per-device
+    bytes next to the device's own limit. On one 80 GB GPU the 4B recipe is planned with the
+    mesh over one device, which is expected not to fit (f32 master weights + Adam = 48 GB)."""
+    try:
+        from prove_jax.config import LaunchConfig, load
+        from prove_jax.plan.planner import plan_run
+        from prove_jax.plan.report import format_report
+        from prove_jax.plan.startup import device_memory, local_topology
+    except ImportError as e:  # the GPU box may lack grain/mcp: the rest of the suite still runs
+        print(f"NOTE: planner skipped ({e})", flush=True)
+        return []
+    import jax
+
+    path = config or str(REPO / ("configs/runs/qwen3_4b_prove.yaml" if gpu else "configs/runs/tiny_cpu.yaml"))
+    cfg = load(LaunchConfig, path, ["model.mesh=fsdp=-1", "grpo.rows_per_micro=1"] if gpu else [])
+    hbm = device_memory(jax.devices()[0]) or 8 * 1024**3
+    report = plan_run(cfg, local_topology(hbm), hbm_bytes=hbm, progress=lambda m: print("INFO", m, flush=True))
+    print(format_report(report), flush=True)
+    gib = 1024**3
+    peak = report.peak
+    out = [(f"plan_here_peak_gib_{cfg.name}", peak.peak / gib, f"GiB{tag}", f"<={report.budget / gib:.1f}")]
+    out += [(f"plan_here_{p.name.replace('[', '_').rstrip(']')}_live_gib", p.live / gib, f"GiB{tag}", "info")
+            for p in report.programs]
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shape", choices=sorted(SHAPES), default=None,
@@ -295,6 +323,10 @@ def main() -> None:
     ap.add_argument("--grpo-tokens", type=int, default=6000, help="typical tokens per GRPO transcript")
     ap.add_argument("--skip-update", action="store_true")
     ap.add_argument("--skip-decode", action="store_true")
+    ap.add_argument("--skip-plan", action="store_true")
+    ap.add_argument("--plan-config", default=None,
+                    help="run config the planner compiles on this machine's devices (default: the 4B recipe "
+                         "on a GPU, the tiny CPU run elsewhere)")
     args = ap.parse_args()
 
     import jax
@@ -332,6 +364,8 @@ def main() -> None:
             figures.append(("decode_tokens_per_s_vs_roofline", dec["tokens_per_s"] / dec["roofline_tokens_per_s"],
                             f"frac{tag}", "none"))
             figures.append(("decode_tokens_per_s_qwen3_4b", dec["tokens_per_s"], f"tok/s{tag}", "none"))
+        if not args.skip_plan:
+            figures += bench_plan_here(args.plan_config, gpu, tag)
     finally:  # whatever was measured, even when a later part failed
         if smoke:
             print(f"NOTE: shape {name} on {backend}: these RESULT lines are smoke values of the GPU suite's "

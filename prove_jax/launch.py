@@ -25,6 +25,7 @@ from typing import Any
 from prove_jax.config import ConfigError, LaunchConfig, check, load, to_dict
 from prove_jax.host_memory import configure_host_allocator
 
+AUTO_SLOTS_FALLBACK = 16  # engine.slots=0 where no device reports its memory (CPU without plan.hbm_gib)
 PREEMPTED_EXIT = 143  # 128 + SIGTERM, after a clean checkpoint
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "runs" / "tiny_cpu.yaml"
 
@@ -110,6 +111,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     run = Run(cfg)
     write_json(run.out / "config.json", to_dict(cfg))
+    from prove_jax.plan.startup import check_startup
+
+    report = check_startup(cfg, cfg.plan)  # a run that cannot fit stops here, naming the knob
+    if cfg.engine.slots == 0:  # sized from the device's memory by the plan (a default where none)
+        cfg.engine.slots = report.engine_slots if report is not None and report.engine_slots else AUTO_SLOTS_FALLBACK
+        print(f"engine.slots=0 -> {cfg.engine.slots} slots", file=sys.stderr)
     results: dict[str, Any] = {}
     seconds: dict[str, float] = {}
     for stage in cfg.stages:

@@ -58,3 +58,19 @@ def test_files_stay_small() -> None:
     big = [f"{p.relative_to(ROOT)}: {n}" for p in ROOT.glob("[ps]*/**/*.py")
            if ".venv" not in p.parts and (n := len(p.read_text().splitlines())) > 650]
     assert not big, big
+
+
+def test_libtpu_is_pinned_to_what_the_pinned_jax_names() -> None:
+    """The deviceless TPU compiles need the libtpu built for this jax: the test extra must pin the
+    version ``jax[tpu]`` names, and jax itself must be pinned to the installed version."""
+    import re
+    import tomllib
+    from importlib.metadata import requires, version
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert f"jax=={version('jax')}" in [d.split(";")[0].strip() for d in project["dependencies"]]
+    ours = [d for d in project["optional-dependencies"]["test"] if d.startswith("libtpu")]
+    theirs = [r for r in requires("jax") or [] if r.startswith("libtpu") and 'extra == "tpu"' in r]
+    assert len(ours) == 1 and len(theirs) == 1
+    pin = lambda s: re.match(r"libtpu\s*(==[^;\s]+)", s).group(1)  # noqa: E731
+    assert pin(ours[0]) == pin(theirs[0])

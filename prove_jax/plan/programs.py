@@ -1,0 +1,302 @@
+"""Every program a GRPO (or SFT) run executes, lowered and compiled against abstract inputs.
+
+The planner builds the *same* jitted functions the run uses (``rl.step.train_programs``, the
+engine's prefill/decode programs, the trainer -> engine weight transfer) and feeds them
+``jax.ShapeDtypeStruct`` leaves carrying the run's real shardings on the target's devices: no
+array is ever allocated, so an 8B model plans on a laptop. Each compiled program's
+``memory_analysis()`` is per device (SPMD); ``cost_analysis()`` gives its FLOPs.
+
+What lives where during a step (per device):
+
+* always: the train state (f32 params + AdamW moments), the frozen reference (when ``kl_coef >
+  0``, in its storage dtype), the engine's params (engine dtype, on the engine's mesh);
+* rollouts: + the KV cache and slot state (the decode/prefill programs' arguments) + their
+  temporaries;
+* update: + the f32 gradient accumulator + one micro-batch + the accumulate program's
+  temporaries (the KV cache is released first in synchronous GRPO), then the apply program.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+from prove_jax.engine.config import EngineConfig
+from prove_jax.models import KVCache, ModelConfig, abstract_model
+from prove_jax.models.sharding import logical_to_spec, make_mesh, named_sharding
+from prove_jax.plan.topology import Topology
+
+
+@dataclasses.dataclass(frozen=True)
+class Compiled:
+    """One compiled program's per-device figures (bytes) and its FLOPs (all devices)."""
+
+    name: str
+    arguments: int
+    temporaries: int
+    outputs: int
+    aliased: int
+    flops: float
+    compile_s: float
+    note: str = ""
+
+    @property
+    def live(self) -> int:
+        """Bytes the program needs while it runs: inputs, outputs not written in place, scratch."""
+        return self.arguments + self.outputs - self.aliased + self.temporaries
+
+
+def nbytes_per_device(tree: Any) -> int:
+    """Per-device bytes of abstract (or real) arrays by their shardings' shard shapes."""
+    total = 0
+    for x in jax.tree.leaves(tree):
+        shape = x.sharding.shard_shape(x.shape) if getattr(x, "sharding", None) is not None else x.shape
+        total += int(np.prod(shape)) * jnp.dtype(x.dtype).itemsize
+    return total
+
+
+def abstract(tree: Any, shardings: Any) -> Any:
+    """``ShapeDtypeStruct`` leaves with the given shardings (tree structures must agree)."""
+    return jax.tree.map(lambda x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s), tree, shardings)
+
+
+def compile_program(name: str, jitted: Any, *args: Any, note: str = "") -> Compiled:
+    t = time.perf_counter()
+    exe = jitted.lower(*args).compile()
+    dt = time.perf_counter() - t
+    mem = exe.memory_analysis()
+    cost = exe.cost_analysis()
+    cost = cost[0] if isinstance(cost, (list, tuple)) else cost
+    flops = float((cost or {}).get("flops", 0.0))
+    return Compiled(name, int(mem.argument_size_in_bytes), int(mem.temp_size_in_bytes), int(mem.output_size_in_bytes),
+                    int(mem.alias_size_in_bytes), flops, dt, note)
+
+
+@contextlib.contextmanager
+def no_persistent_cache() -> Iterator[None]:
+    """Deviceless executables cannot be serialised back from JAX's persistent compilation cache
+    (the target has no client), so TPU plans compile with it off (and restore it after)."""
+    from jax.experimental.compilation_cache import compilation_cache
+
+    was = jax.config.jax_enable_compilation_cache
+    jax.config.update("jax_enable_compilation_cache", False)
+    compilation_cache.reset_cache()
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_compilation_cache", was)
+        compilation_cache.reset_cache()
+
+
+# ---- meshes -----------------------------------------------------------------------------------
+def trainer_mesh(spec: str, topo: Topology) -> Mesh:
+    assert topo.devices is not None
+    return make_mesh(spec or "fsdp=-1", devices=list(topo.devices))
+
+
+def engine_mesh(spec: str, devices: list[Any]) -> Mesh:
+    """The engine's mesh over one process's devices, built exactly as the run builds it."""
+    from prove_jax.engine.weights import local_engine_mesh
+
+    return local_engine_mesh(spec or None, devices)
+
+
+# ---- the trainer's programs ---------------------------------------------------------------------
+@dataclasses.dataclass
+class TrainSide:
+    """Abstract train state, reference and the step's programs on the trainer mesh."""
+
+    mesh: Mesh
+    graphdef: Any
+    params: Any
+    opt_state: Any
+    ref: Any | None
+    programs: Any
+    static: Any
+    metric_names: tuple[str, ...]
+    replicated: NamedSharding
+
+
+def build_train_side(mc: ModelConfig, mesh: Mesh, objective: Any, optim: Any, *, reference: bool,
+                     reference_dtype: str | None) -> TrainSide:
+    from prove_jax.rl.step import (
+        TrainState,
+        _Static,
+        learning_rate,
+        make_optimizer,
+        ref_storage_dtype,
+        train_programs,
+        tree_shardings,
+    )
+
+    graphdef, state = nnx.split(abstract_model(mc, mesh))
+    rules = mc.sharding_rules
+    p_sh = tree_shardings(state, mesh, rules)
+    params = abstract(state, p_sh)
+    tx = make_optimizer(optim)
+    opt_shape = jax.eval_shape(tx.init, state)
+    o_sh = tree_shardings(opt_shape, mesh, rules)
+    opt_state = abstract(opt_shape, o_sh)
+    replicated = NamedSharding(mesh, PartitionSpec())
+    programs = train_programs(tx, learning_rate(optim), p_sh, TrainState(p_sh, o_sh, replicated, replicated),
+                              replicated)
+    ref = None
+    if reference:
+        dt = ref_storage_dtype(mc.dtype, reference_dtype)
+        ref = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, dt, sharding=x.sharding), params)
+    static = _Static(graphdef, objective)
+    return TrainSide(mesh, graphdef, params, opt_state, ref, programs, static, (), replicated)
+
+
+def micro_batch(side: TrainSide, rows: int, length: int, rules: Any, grpo: bool) -> dict[str, Any]:
+    """An abstract micro-batch of ``rows`` global rows of ``length`` tokens, sharded as
+    ``Trainer.place`` shards it (rows over data x fsdp)."""
+    def sds(shape: tuple[int, ...], dtype: Any) -> jax.ShapeDtypeStruct:
+        spec = logical_to_spec(("batch",) + (None,) * (len(shape) - 1), rules)
+        return jax.ShapeDtypeStruct(shape, dtype, sharding=NamedSharding(side.mesh, spec))
+
+    out = {"tokens": sds((rows, length), jnp.int32), "loss_mask": sds((rows, length), jnp.bool_)}
+    if grpo:
+        out["sample_logprobs"] = sds((rows, length), jnp.float32)
+        out["advantages"] = sds((rows,), jnp.float32)
+    return out
+
+
+def denominators(side: TrainSide) -> Any:
+    from prove_jax.rl.losses import Denominators
+
+    s = jax.ShapeDtypeStruct((), jnp.float32, sharding=side.replicated)
+    return Denominators(s, s)
+
+
+def accumulator(side: TrainSide, batch: dict[str, Any]) -> dict[str, Any]:
+    den = denominators(side)
+    if not side.metric_names:
+        shapes = jax.eval_shape(lambda p, b, d: side.static.objective(
+            nnx.merge(side.graphdef, p), None if side.ref is None else nnx.merge(side.graphdef, p), b, d)[1],
+            side.params, batch, den)
+        side.metric_names = tuple(sorted(shapes))
+    grads = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, jnp.float32, sharding=x.sharding), side.params)
+    scalar = jax.ShapeDtypeStruct((), jnp.float32, sharding=side.replicated)
+    return {"grads": grads, "metrics": dict.fromkeys(side.metric_names, scalar)}
+
+
+def compile_accumulate(side: TrainSide, rows: int, length: int, rules: Any, grpo: bool) -> Compiled:
+    batch = micro_batch(side, rows, length, rules, grpo)
+    acc = accumulator(side, batch)
+    note = f"{rows} rows x {length} tokens" + (" (+ reference forward)" if side.ref is not None else "")
+    return compile_program(f"accumulate[{length}]", side.programs.accumulate, side.static, side.params, side.ref,
+                           acc, batch, denominators(side), note=note)
+
+
+def compile_apply(side: TrainSide) -> Compiled:
+    from prove_jax.rl.step import TrainState
+
+    scalar = jax.ShapeDtypeStruct((), jnp.int32, sharding=side.replicated)
+    state = TrainState(side.params, side.opt_state, scalar, scalar)
+    if not side.metric_names:
+        raise ValueError("compile an accumulate program first: it fixes the accumulator's metric names")
+    acc = accumulator(side, {})
+    return compile_program("update", side.programs.apply, state, acc, note="clip + AdamW + NaN guard")
+
+
+# ---- the engine's programs ----------------------------------------------------------------------
+@dataclasses.dataclass
+class EngineSide:
+    mesh: Mesh
+    config: EngineConfig
+    graph: Any
+    leaves: list[Any]
+    cache: Any
+    state: Any
+    static: Any
+
+
+def build_engine_side(mc: ModelConfig, mesh: Mesh, ecfg: EngineConfig, engine_dtype: str) -> EngineSide:
+    from prove_jax.engine.sampler import SlotState, _batch_axes, _GraphKey, _Static
+    from prove_jax.models.decoder import state_shardings
+
+    emc = mc.replace(param_dtype=engine_dtype)
+    graphdef, state = nnx.split(abstract_model(emc, mesh))
+    shardings = state_shardings(state, mesh, emc.sharding_rules)
+    params = abstract(state, shardings)
+    leaves, treedef = jax.tree.flatten(params)
+    graph = _GraphKey(graphdef, treedef)
+    rules = emc.sharding_rules
+    cache_shape = jax.eval_shape(lambda: KVCache.init(emc, ecfg.slots, ecfg.capacity))
+    kv_axes = cache_shape.kv_axes()
+
+    def place(x: Any, logical: tuple[str, ...]) -> jax.ShapeDtypeStruct:
+        return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=named_sharding(mesh, logical, x.shape, rules))
+
+    cache = KVCache(
+        k=jax.tree.map(lambda x: place(x, kv_axes), cache_shape.k),
+        v=jax.tree.map(lambda x: place(x, kv_axes), cache_shape.v),
+        pos=place(cache_shape.pos, ("batch", "cache_seq")),
+        end=place(cache_shape.end, ("batch",)),
+    )
+    slot = jax.eval_shape(lambda: SlotState.init(ecfg.slots))
+    slot = jax.tree.map(lambda x: place(x, _batch_axes(x)), slot)
+    static = _Static(stop_ids=(0,), vocab_limit=mc.vocab_size, max_len=ecfg.max_len, mesh=mesh, rules=rules)
+    return EngineSide(mesh, ecfg, graph, leaves, cache, slot, static)
+
+
+def compile_decode(side: EngineSide) -> Compiled:
+    from prove_jax.engine.sampler import _decode_block_jit, _decode_jit
+
+    k = side.config.decode_block
+    if k == 1:
+        return compile_program("decode", _decode_jit, side.graph, side.leaves, side.cache, side.state, side.static,
+                               note=f"{side.config.slots} slots")
+    exp = jax.ShapeDtypeStruct((side.config.slots,), jnp.bool_)
+    return compile_program("decode", _decode_block_jit, side.graph, side.leaves, side.cache, side.state, exp,
+                           side.static, k, note=f"{side.config.slots} slots x block {k}")
+
+
+def compile_prefill(side: EngineSide) -> Compiled:
+    from prove_jax.engine.sampler import _prefill_jit
+
+    p, c = side.config.prefill_rows, side.config.max_chunk
+    shapes: dict[str, tuple[tuple[int, ...], Any]] = {
+        "rows": ((p,), jnp.int32), "tokens": ((p, c), jnp.int32), "lens": ((p,), jnp.int32),
+        "start": ((p,), jnp.int32), "reset": ((p,), jnp.bool_), "final": ((p,), jnp.bool_),
+        "max_new": ((p,), jnp.int32), "seed": ((p,), jnp.uint32), "stream": ((p,), jnp.int32),
+        "temperature": ((p,), jnp.float32), "top_k": ((p,), jnp.int32), "top_p": ((p,), jnp.float32),
+    }
+    batch = {k: jax.ShapeDtypeStruct(s, d) for k, (s, d) in shapes.items()}
+    return compile_program("prefill", _prefill_jit, side.graph, side.leaves, side.cache, side.state, batch,
+                           side.static, note=f"{p} rows x chunk {c}")
+
+
+# ---- the weight transfer ------------------------------------------------------------------------
+def transfer_mesh(spec: str, topo: Topology) -> Mesh:
+    """All devices as (hosts x one engine layout): params replicated over hosts, sharded within
+    one, so each process's engine shards are its addressable shards of one global array."""
+    assert topo.devices is not None
+    local = engine_mesh(spec, topo.host_devices(0))  # one replica: the engine layout of one host
+    per_host = [topo.host_devices(h) for h in range(topo.hosts)]
+    devs = [d for host in per_host for d in host]
+    return make_mesh({"data": topo.hosts, "fsdp": local.shape["fsdp"], "tensor": local.shape["tensor"]},
+                     devices=devs)
+
+
+def compile_transfer(train: TrainSide, mc: ModelConfig, mesh: Mesh, engine_dtype: str) -> Compiled:
+    from prove_jax.models.decoder import state_shardings
+
+    emc = mc.replace(param_dtype=engine_dtype)
+    _, state = nnx.split(abstract_model(emc, mesh))
+    out = state_shardings(state, mesh, emc.sharding_rules)
+    dt = jnp.dtype(engine_dtype)
+    cast: Callable[[Any], Any] = lambda p: jax.tree.map(lambda x: x.astype(dt), p)  # noqa: E731
+    jitted = jax.jit(cast, out_shardings=out)
+    return compile_program("weight_transfer", jitted, train.params,
+                           note=f"f32 trainer layout -> {dt.name} engine layout, on device")

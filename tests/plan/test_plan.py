@@ -1,0 +1,135 @@
+"""The planner: every program of a run compiled for a topology, per-device memory against HBM, and a
+refusal that names the program and the knob.
+
+The suite runs with 8 simulated CPU devices (tests/conftest.py), so ``cpu-8`` plans in-process.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from prove_jax.config import LaunchConfig, load
+from prove_jax.plan import plan_run, resolve
+from prove_jax.plan.__main__ import NO_FIT_EXIT, main
+from prove_jax.plan.planner import KNOBS
+from prove_jax.plan.topology import GiB
+
+TINY = "configs/runs/tiny_cpu.yaml"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _cfg(*overrides: str) -> LaunchConfig:
+    return load(LaunchConfig, str(REPO / TINY), ["model.mesh=fsdp=-1", *overrides])
+
+
+@pytest.fixture(scope="module")
+def tiny_report():  # type: ignore[no-untyped-def]
+    return plan_run(_cfg(), resolve("cpu-8"), progress=lambda _m: None)
+
+
+def test_every_program_of_a_grpo_run_is_compiled(tiny_report) -> None:  # type: ignore[no-untyped-def]
+    r = tiny_report
+    names = [p.name for p in r.programs]
+    assert names[:2] == ["accumulate[2048]", "accumulate[1024]"]  # the binding bucket and its half
+    assert {"update", "decode", "prefill", "weight_transfer"} <= set(names)
+    for p in r.programs:
+        assert p.compile_s > 0 and p.live > 0, p
+    # Activations are linear in tokens: the 2048 bucket needs more than the 1024 one.
+    acc = {p.name: p for p in r.programs}
+    assert acc["accumulate[2048]"].temporaries > 1.5 * acc["accumulate[1024]"].temporaries
+    assert r.fits and r.refusal() is None
+    # Phases add the resident state the program does not hold as arguments.
+    upd = next(p for p in r.phases if p.name == "update")
+    assert upd.peak == upd.live + r.resident["adam"] + r.resident["engine_params"]
+    assert r.longest_fit is not None and r.longest_fit > r.max_tokens
+
+
+def test_a_budget_that_is_too_small_is_refused_naming_the_program_and_knob(tiny_report) -> None:  # type: ignore[no-untyped-def]
+    import dataclasses
+
+    r = dataclasses.replace(tiny_report, hbm=int(tiny_report.peak.peak * 0.5))
+    msg = r.refusal()
+    assert msg is not None and not r.fits
+    assert "accumulate[2048]" in msg and KNOBS["accumulate"] in msg
+
+
+def test_engine_slots_are_the_knob_when_the_kv_cache_is_the_peak() -> None:
+    r = plan_run(_cfg("engine.slots=4096"), resolve("cpu-8"), progress=lambda _m: None)
+    assert r.peak.name == "rollout"
+    r.hbm = int(r.peak.peak * 0.8)
+    assert "engine.slots" in (r.refusal() or "")
+
+
+def test_rows_that_cannot_split_over_the_mesh_are_refused() -> None:
+    from prove_jax.plan import PlanError
+
+    with pytest.raises(PlanError, match=r"grpo\.rows_per_micro"):
+        plan_run(_cfg("grpo.rows_per_micro=3"), resolve("cpu-8"), progress=lambda _m: None)
+
+
+def test_cli_exit_codes_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "plan.json"
+    rc = main(["--config", str(REPO / TINY), "--topology", "cpu-8", "--hbm-gib", "0.01", "--json", str(out),
+               "model.mesh=fsdp=-1"])
+    text = capsys.readouterr().out
+    assert rc == NO_FIT_EXIT
+    assert "does not fit cpu-8" in text and "Change:" in text
+    data = json.loads(out.read_text())
+    assert data["fits"] is False and data["budget_bytes"] == int(0.01 * GiB * 0.9)
+    assert main(["--config", str(REPO / TINY), "--topology", "nope-3"]) == 2
+
+
+def test_tpu_slice_names_resolve_to_libtpu_topologies() -> None:
+    pytest.importorskip("libtpu")
+    t = resolve("v5p-32")
+    assert (t.chips, t.hosts, t.chips_per_host, t.chip.hbm_bytes) == (16, 4, 4, 95 * GiB)
+    assert len(t.host_devices(1)) == 4 and all(d.process_index == 1 for d in t.host_devices(1))
+    assert resolve("v5e-4").chips == 4
+    assert resolve("8xh100").method == "analytic"
+
+
+def test_the_8b_recipe_is_refused_on_a_v5e_4_without_compiling() -> None:
+    pytest.importorskip("libtpu")
+    cfg = load(LaunchConfig, str(REPO / "configs/runs/qwen3_8b_prove.yaml"))
+    r = plan_run(cfg, resolve("v5e-4"), progress=lambda _m: None)
+    assert not r.fits and r.programs == []
+    assert "model.mesh" in (r.refusal() or "")
+    # f32 params + two Adam moments + a bf16 reference of 8.19 B params over 4 chips.
+    assert r.peak.peak == pytest.approx(8.19e9 * (4 + 8 + 2) / 4, rel=0.01)
+
+
+def test_the_launcher_refuses_a_run_that_does_not_fit_before_any_rollout(tmp_path: Path) -> None:
+    from prove_jax.launch import main as launch
+
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as e:
+        launch(["--config", str(REPO / TINY), "stages=[grpo]", "plan.hbm_gib=0.001", f"out_dir={out}",
+                "model.mesh=fsdp=-1", "progress=false"])
+    assert "does not fit" in str(e.value.code) and "Change:" in str(e.value.code)
+    assert not (out / "grpo").exists() and not (out / "data").exists()
+
+
+def test_the_startup_check_is_skipped_on_cpu_unless_a_budget_is_given() -> None:
+    from prove_jax.plan.config import PlanConfig
+    from prove_jax.plan.startup import check_startup
+
+    cfg = _cfg()
+    assert check_startup(cfg, PlanConfig()) is None  # CPU reports no device memory
+    assert check_startup(cfg, PlanConfig(check=False, hbm_gib=0.001)) is None
+    report = check_startup(cfg, PlanConfig(hbm_gib=4.0))
+    assert report is not None and report.fits and report.topology.chips == 8
+
+
+def test_engine_slots_zero_are_sized_from_the_memory_budget() -> None:
+    """``engine.slots: 0``: the KV cache takes what the rollout phase's budget leaves, in whole
+    rows per device, capped at the episodes of one step; a smaller budget gets fewer slots."""
+    big = plan_run(_cfg("engine.slots=0"), resolve("cpu-8"), hbm_bytes=2 * GiB, progress=lambda _m: None)
+    assert big.engine_slots == 32  # 4 prompts x 8 samples: no use for more
+    assert big.fits and any("engine.slots=0" in n for n in big.notes)
+    small = plan_run(_cfg("engine.slots=0"), resolve("cpu-8"), hbm_bytes=int(0.05 * GiB), progress=lambda _m: None)
+    assert small.engine_slots % 8 == 0 and 8 <= small.engine_slots < 32
+    roll = next(p for p in small.phases if p.name == "rollout")
+    assert roll.peak <= small.budget
