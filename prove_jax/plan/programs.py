@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import re
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -69,9 +70,24 @@ def abstract(tree: Any, shardings: Any) -> Any:
     return jax.tree.map(lambda x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s), tree, shardings)
 
 
+_HBM_OOM = re.compile(r"CompileTimeHbmOom.*?temporaries \(([0-9.]+)([KMGT])\)", re.S)
+
+
 def compile_program(name: str, jitted: Any, *args: Any, note: str = "") -> Compiled:
+    """Lower and compile; a TPU compiler that refuses the program for its size (``CompileTimeHbmOom``)
+    is an answer too: the program is reported with the temporaries the compiler asked for."""
     t = time.perf_counter()
-    exe = jitted.lower(*args).compile()
+    lowered = jitted.lower(*args)
+    try:
+        exe = lowered.compile()
+    except jax.errors.JaxRuntimeError as e:
+        m = _HBM_OOM.search(str(e))
+        if not m:
+            raise
+        temp = int(float(m.group(1)) * 1024 ** " KMGT".index(m.group(2)))
+        args_b = nbytes_per_device([x for x in jax.tree.leaves(args) if hasattr(x, "shape") and hasattr(x, "dtype")])
+        return Compiled(name, args_b, temp, 0, 0, 0.0, time.perf_counter() - t,
+                        f"{note}; REFUSED by the compiler: {temp / 1024**3:.1f} GiB of temporaries")
     dt = time.perf_counter() - t
     mem = exe.memory_analysis()
     cost = exe.cost_analysis()

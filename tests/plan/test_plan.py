@@ -133,3 +133,23 @@ def test_engine_slots_zero_are_sized_from_the_memory_budget() -> None:
     assert small.engine_slots % 8 == 0 and 8 <= small.engine_slots < 32
     roll = next(p for p in small.phases if p.name == "rollout")
     assert roll.peak <= small.budget
+
+
+def test_a_program_the_tpu_compiler_refuses_is_reported_not_raised() -> None:
+    """``CompileTimeHbmOom`` is an answer: the program is reported with the temporaries the
+    compiler asked for, so the plan refuses the run naming it instead of crashing."""
+    pytest.importorskip("libtpu")
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    from prove_jax.plan import programs as P
+
+    topo = resolve("v5e:2x2")
+    mesh = Mesh(np.array(topo.devices[:1]), ("x",))
+    big = jax.jit(lambda x: jnp.cumsum(jnp.sin(x[:, None] * x[None, :]), axis=0)[::1000])  # 18 GiB scratch
+    with P.no_persistent_cache():
+        c = P.compile_program("big", big, jax.ShapeDtypeStruct((3 << 14,), jnp.float32,
+                                                               sharding=NamedSharding(mesh, PartitionSpec())))
+    assert "REFUSED" in c.note and c.temporaries > topo.chip.hbm_bytes and c.arguments == (3 << 14) * 4
