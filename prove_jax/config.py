@@ -225,8 +225,8 @@ def check(cfg: LaunchConfig) -> None:
     if cfg.model.family not in FAMILY_CLASSES:
         raise ConfigError(f"model.family: expected one of {sorted(FAMILY_CLASSES)}, got {cfg.model.family!r}")
     if not cfg.model.hf_dir:
-        checked("model.init", FAMILY_CLASSES[cfg.model.family], vocab_size=256, dtype=cfg.model.dtype,
-              param_dtype=cfg.model.param_dtype, remat=cfg.model.remat, **cfg.model.init)
+        checked("model.init", FAMILY_CLASSES[cfg.model.family], dtype=cfg.model.dtype,
+              param_dtype=cfg.model.param_dtype, remat=cfg.model.remat, **{**cfg.model.init, "vocab_size": 256})
     checked("model.attention_impl", check_attention_impl, cfg.model.attention_impl)
     checked("model.mesh", parse_mesh_spec, cfg.model.mesh)
     e = cfg.engine

@@ -106,6 +106,7 @@ class Run:
         tok = self.tokenizer
         vocab = math.ceil(len(tok) / VOCAB_MULTIPLE) * VOCAB_MULTIPLE
         init: dict[str, Any] = {"initializer_range": 0.02, "tie_word_embeddings": False, **m.init}
+        init.pop("vocab_size", None)  # a random init uses the run's tokenizer (init's is the checkpoint's)
         return FAMILY_CLASSES[m.family](vocab_size=vocab, eos_token_id=tok.eos_id, pad_token_id=tok.pad_id,
                                         **init, **runtime)
 
