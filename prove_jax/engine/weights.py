@@ -14,6 +14,14 @@ What runs where:
   own buffers (``Run.engine_model`` returns the trainer's model).
 * **One process otherwise**: one jitted program ``cast`` with ``out_shardings`` = the engine's
   shardings (its dtype, its mesh); XLA inserts whatever collectives the relayout needs.
+* **Per-layer engine weights.** The engine always decodes an unscanned model
+  (:func:`decode_config`): a scanned trainer's stacked ``[layers, ...]`` params are split into
+  one array per layer inside the same program. Why: a scanned decode carries the stacked KV cache
+  through the layer loop, and the TPU compiler gives a loop-carried buffer a layout of its own,
+  so every decode step copied the whole cache in and out of it (a second cache's worth of HBM:
+  the 8B recipe's decode at 64 slots asked for 133 GiB on a v5p chip). Per-layer caches are
+  entry parameters updated in place (decode temporaries 0.04 vs 0.57 GiB at 4 layers x 16
+  slots x 8k; WORKSPACE "Fit at scale").
 * **Several processes**: the program's target is a *global* mesh ``(replica, data, fsdp,
   tensor)`` whose replica ``r`` is process ``r``'s local engine mesh. The engine's partition
   specs never name ``replica``, so the output is replicated over processes: XLA all-gathers the
@@ -42,7 +50,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import nnx
-from jax.sharding import AxisType, Mesh, NamedSharding, Sharding
+from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec, Sharding
 
 from prove_jax.models import Model, abstract_model, make_mesh, parse_mesh_spec, state_shardings
 from prove_jax.models.config import ModelConfig
@@ -68,6 +76,18 @@ def local_engine_mesh(spec: MeshSpec, devices: Sequence[Any]) -> Mesh:
         return make_mesh(fallback, devices=devices)
 
 
+def replica_meshes(spec: MeshSpec, by_process: Sequence[Sequence[Any]]) -> tuple[Mesh, list[Mesh]]:
+    """The global ``(replica, *engine axes)`` mesh whose replica ``r`` is process ``r``'s local
+    engine mesh over ``by_process[r]``, and those local meshes. Every process computes all of them
+    the same way (the global mesh stacks them, so all must agree on each one's device order)."""
+    first = local_engine_mesh(spec, by_process[0])
+    shape = {a: int(first.shape[a]) for a in first.axis_names}
+    meshes = [first] + [make_mesh(shape, devices=list(devs)) for devs in by_process[1:]]
+    global_mesh = Mesh(np.stack([m.devices for m in meshes]), (REPLICA, *first.axis_names),
+                       axis_types=(AxisType.Auto,) * (len(first.axis_names) + 1))
+    return global_mesh, meshes
+
+
 def _device_order(s: Sharding) -> tuple[Any, ...]:
     """The device order jit compares between a program's shardings."""
     if isinstance(s, NamedSharding):
@@ -82,8 +102,48 @@ def _mesh_of(shardings: Sequence[Sharding]) -> Mesh | None:
     return None
 
 
-def _cast(dtype: Any, leaves: list[jax.Array]) -> list[jax.Array]:
-    return [x.astype(dtype) for x in leaves]
+def decode_config(config: ModelConfig, dtype: Any = None) -> ModelConfig:
+    """The model config a rollout engine decodes with: the trainer's architecture in the engine's
+    weight ``dtype`` (default: the trainer's), always unscanned (one KV cache per layer, see the
+    module docstring), without remat (nothing is differentiated)."""
+    return config.replace(param_dtype=jnp.dtype(dtype or config.param_dtype).name, scan_layers=False, remat="none")
+
+
+Source = tuple[int, int | None]
+"""Where an engine leaf comes from: (index of the trainer leaf, layer to take from a stacked leaf)."""
+
+
+def _path_key(path: tuple[Any, ...]) -> tuple[Any, ...]:
+    return tuple(getattr(k, "key", getattr(k, "name", getattr(k, "idx", k))) for k in path)
+
+
+def leaf_sources(trainer: Any, engine: Any) -> list[Source]:
+    """For each leaf of the ``engine`` state (unscanned), the trainer leaf it is cast from, and the
+    layer index when the trainer stacks its layers. Raises when a leaf has no source or the shapes
+    disagree (the two models do not describe the same architecture)."""
+    src = {_path_key(p): (i, tuple(x.shape)) for i, (p, x) in enumerate(jax.tree_util.tree_flatten_with_path(trainer)[0])}
+    out: list[Source] = []
+    for p, x in jax.tree_util.tree_flatten_with_path(engine)[0]:
+        key = _path_key(p)
+        if key in src:
+            j, shape, layer = *src[key], None
+        elif len(key) > 1 and key[0] == "layers" and isinstance(key[1], int) and ("layers", *key[2:]) in src:
+            (j, stacked), layer = src[("layers", *key[2:])], key[1]
+            if layer >= stacked[0]:
+                raise ValueError(f"engine param {'/'.join(map(str, key))}: the trainer stacks {stacked[0]} layers")
+            shape = stacked[1:]
+        else:
+            raise ValueError(f"the engine model's param {'/'.join(map(str, key))} has no trainer param")
+        if shape != tuple(x.shape):
+            raise ValueError(f"engine param {'/'.join(map(str, key))}: shape {tuple(x.shape)}, trainer's {shape}")
+        out.append((j, layer))
+    if len({j for j, _ in out}) != len(src):
+        raise ValueError("the engine model's params do not have the trainer's structure")
+    return out
+
+
+def cast_leaves(dtype: Any, sources: tuple[Source, ...], leaves: list[jax.Array]) -> list[jax.Array]:
+    return [(leaves[j] if layer is None else leaves[j][layer]).astype(dtype) for j, layer in sources]
 
 
 class WeightSync:
@@ -105,7 +165,7 @@ class WeightSync:
         src = [x.sharding for x in leaves]
         trainer_mesh = _mesh_of(src)
         self.dtype = jnp.dtype(dtype if dtype is not None else config.param_dtype)
-        self.config = config.replace(param_dtype=self.dtype.name)  # what the engine's programs see
+        self.config = decode_config(config, self.dtype)  # what the engine's programs see
         self.processes = jax.process_count()
         self.global_mesh: Mesh | None = None  # several processes: (replica, *local engine mesh)
         if self.processes > 1:
@@ -120,37 +180,34 @@ class WeightSync:
         else:
             self.mesh = trainer_mesh
         self.graphdef, abstract = nnx.split(abstract_model(self.config, self.mesh))
-        if jax.tree.structure(abstract) != self.treedef:
-            raise ValueError("the engine model's params do not have the trainer's structure")
+        self.sources = tuple(leaf_sources(params, abstract))
+        self.engine_treedef = jax.tree.structure(abstract)
         self.shardings: list[Sharding] = jax.tree.leaves(state_shardings(abstract, self.mesh,
                                                                          self.config.sharding_rules))
-        self.shapes = [tuple(x.shape) for x in leaves]
-        self.zero_copy = self.processes == 1 and self.dtype == jnp.dtype(config.param_dtype) and all(
+        self.shapes = [tuple(x.shape) for x in jax.tree.leaves(abstract)]
+        identity = self.sources == tuple((i, None) for i in range(len(leaves)))
+        self.zero_copy = identity and self.processes == 1 and self.dtype == jnp.dtype(config.param_dtype) and all(
             d.is_equivalent_to(s, len(shape)) for d, s, shape in zip(self.shardings, src, self.shapes, strict=True))
         per_replica = sum(math.prod(s) for s in self.shapes) * self.dtype.itemsize
         self.bytes = 0 if self.zero_copy else per_replica
         self.targets = self._global_targets() if self.processes > 1 else self.shardings
         self.one_program = all(_device_order(t) == _device_order(src[0]) for t in [*src, *self.targets])
-        cast = partial(_cast, self.dtype)
+        cast = partial(cast_leaves, self.dtype, self.sources)
         if self.one_program:
             self._program = jax.jit(cast, out_shardings=self.targets)
         else:  # cast where the params are, then JAX's device-order reshard (on device)
             log.warning("weight sync: the trainer mesh orders devices differently from the engine target; "
                         "casting on the trainer mesh, then resharding with jax.device_put")
-            self._program = jax.jit(cast, out_shardings=src)
+            self._program = jax.jit(cast, out_shardings=[src[j] if layer is None else _drop_layers(src[j])
+                                                         for j, layer in self.sources])
         self.last_seconds = 0.0
         self.transfers = 0
 
     # ---- layout ---------------------------------------------------------------------------------
     def _replica_meshes(self, spec: MeshSpec) -> list[Mesh]:
-        """Every process's local engine mesh, computed the same way on every process (the global
-        mesh stacks them, so all processes must agree on each one's device order)."""
+        """Every process's local engine mesh (see :func:`replica_meshes`)."""
         by_process = [[d for d in jax.devices() if d.process_index == p] for p in range(self.processes)]
-        first = local_engine_mesh(spec, by_process[0])
-        shape = {a: int(first.shape[a]) for a in first.axis_names}
-        meshes = [first] + [make_mesh(shape, devices=devs) for devs in by_process[1:]]
-        self.global_mesh = Mesh(np.stack([m.devices for m in meshes]), (REPLICA, *first.axis_names),
-                                axis_types=(AxisType.Auto,) * (len(first.axis_names) + 1))
+        self.global_mesh, meshes = replica_meshes(spec, by_process)
         return meshes
 
     def _global_targets(self) -> list[Sharding]:
@@ -186,7 +243,7 @@ class WeightSync:
             jax.block_until_ready(out)
         self.last_seconds = time.perf_counter() - t0
         self.transfers += 1
-        return jax.tree.unflatten(self.treedef, out)
+        return jax.tree.unflatten(self.engine_treedef, out)
 
     def engine_model(self, params: Any) -> Model:
         """A model over the engine's params for ``params`` (the engine's first weights)."""
@@ -197,6 +254,13 @@ class WeightSync:
         mode = "zero-copy" if self.zero_copy else "one program" if self.one_program else "cast + device_put"
         return {"mode": mode, "dtype": self.dtype.name, "bytes": self.bytes, "processes": self.processes,
                 "engine_mesh": None if self.mesh is None else dict(self.mesh.shape)}
+
+
+def _drop_layers(s: Sharding) -> Sharding:
+    """The sharding of one layer taken from a stacked param (its leading ``layers`` axis dropped)."""
+    if isinstance(s, NamedSharding):
+        return NamedSharding(s.mesh, PartitionSpec(*tuple(s.spec)[1:]))
+    return s
 
 
 def _local_view(x: jax.Array, local: Sharding) -> jax.Array:

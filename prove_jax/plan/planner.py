@@ -365,13 +365,10 @@ def _analytic(cfg: LaunchConfig, topo: Topology, mc: ModelConfig, rows: int, len
     ref_b = (n * jnp.dtype(getattr(cfg.grpo, "reference_dtype", None) or mc.dtype).itemsize // shards) if with_ref else 0
     eng_b = n * edt_b // topo.chips_per_host
     kv_slot = 2 * mc.num_layers * ecfg.capacity * mc.num_kv_heads * mc.head_dim * jnp.dtype(mc.dtype).itemsize
-    # A scanned model's decode holds one more copy of the stacked cache (XLA's buffers for the
-    # layer scan's carry: measured on the TPU compiler, assumed here); per-layer caches do not.
-    copies = 2 if mc.scan_layers else 1
     notes: list[str] = []
     if cfg.engine.slots == 0:  # as many as the rollout phase's budget holds (a multiple of the chips)
         room = hbm * (1 - headroom) - params_b - opt_b - ref_b - eng_b
-        per_slot = copies * kv_slot / topo.chips_per_host + 2 * mc.vocab_size * 4
+        per_slot = kv_slot / topo.chips_per_host + 2 * mc.vocab_size * 4
         fit = max(topo.chips_per_host, int(room // per_slot) // topo.chips_per_host * topo.chips_per_host)
         episodes = cfg.grpo.prompts_per_step * cfg.grpo.group_size // topo.hosts
         ecfg = dataclasses.replace(ecfg, slots=min(fit, -(-episodes // topo.chips_per_host) * topo.chips_per_host))
@@ -383,7 +380,7 @@ def _analytic(cfg: LaunchConfig, topo: Topology, mc: ModelConfig, rows: int, len
     layer = rows_dev * length * (4 * mc.hidden_size + 3 * mc.intermediate_size // max(1, sizes["tensor"])) * act * 2
     head = rows_dev * min(length, 4096) * mc.vocab_size * 4 * 2 // max(1, sizes["tensor"])
     acc_live = params_b + ref_b + n * 4 // shards + saved + layer + head + rows_dev * length * 16
-    dec_live = eng_b + copies * kv_b + ecfg.slots * mc.vocab_size * 4
+    dec_live = eng_b + kv_b + ecfg.slots * mc.vocab_size * 4
     acc = P.Compiled(f"accumulate[{length}]", 0, acc_live, 0, 0, 0.0, 0.0, "analytic")
     dec = P.Compiled("decode", 0, dec_live, 0, 0, 0.0, 0.0, "analytic")
     upd = P.Compiled("update", 0, params_b + opt_b + n * 4 // shards + n * 4 // shards, 0, 0, 0.0, 0.0, "analytic")

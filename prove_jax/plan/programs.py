@@ -22,7 +22,7 @@ import contextlib
 import dataclasses
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import jax
@@ -32,6 +32,7 @@ from flax import nnx
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from prove_jax.engine.config import EngineConfig
+from prove_jax.engine.weights import decode_config, replica_meshes
 from prove_jax.models import KVCache, ModelConfig, abstract_model
 from prove_jax.models.sharding import logical_to_spec, make_mesh, named_sharding
 from prove_jax.plan.topology import Topology
@@ -241,7 +242,7 @@ def build_engine_side(mc: ModelConfig, mesh: Mesh, ecfg: EngineConfig, engine_dt
     from prove_jax.engine.sampler import SlotState, _batch_axes, _GraphKey, _Static
     from prove_jax.models.decoder import state_shardings
 
-    emc = mc.replace(param_dtype=engine_dtype)
+    emc = decode_config(mc, engine_dtype)
     graphdef, state = nnx.split(abstract_model(emc, mesh))
     shardings = state_shardings(state, mesh, emc.sharding_rules)
     params = abstract(state, shardings)
@@ -295,24 +296,25 @@ def compile_prefill(side: EngineSide) -> Compiled:
 
 # ---- the weight transfer ------------------------------------------------------------------------
 def transfer_mesh(spec: str, topo: Topology) -> Mesh:
-    """All devices as (hosts x one engine layout): params replicated over hosts, sharded within
-    one, so each process's engine shards are its addressable shards of one global array."""
-    assert topo.devices is not None
-    local = engine_mesh(spec, topo.host_devices(0))  # one replica: the engine layout of one host
-    per_host = [topo.host_devices(h) for h in range(topo.hosts)]
-    devs = [d for host in per_host for d in host]
-    return make_mesh({"data": topo.hosts, "fsdp": local.shape["fsdp"], "tensor": local.shape["tensor"]},
-                     devices=devs)
+    """All devices as (hosts x one engine layout), built as the run's WeightSync builds it: params
+    replicated over hosts, sharded within one, so each process's engine shards are its
+    addressable shards of one global array."""
+    return replica_meshes(spec or None, [topo.host_devices(h) for h in range(topo.hosts)])[0]
 
 
 def compile_transfer(train: TrainSide, mc: ModelConfig, mesh: Mesh, engine_dtype: str) -> Compiled:
+    """The run's trainer -> engine program: cast to the engine dtype, split stacked layers, lay out
+    on the engine mesh replicated over hosts (``WeightSync``'s one-program path)."""
+    from functools import partial
+
+    from prove_jax.engine.weights import cast_leaves, leaf_sources
     from prove_jax.models.decoder import state_shardings
 
-    emc = mc.replace(param_dtype=engine_dtype)
+    emc = decode_config(mc, engine_dtype)
     _, state = nnx.split(abstract_model(emc, mesh))
-    out = state_shardings(state, mesh, emc.sharding_rules)
+    sources = tuple(leaf_sources(train.params, state))
+    out = jax.tree.leaves(state_shardings(state, mesh, emc.sharding_rules))
     dt = jnp.dtype(engine_dtype)
-    cast: Callable[[Any], Any] = lambda p: jax.tree.map(lambda x: x.astype(dt), p)  # noqa: E731
-    jitted = jax.jit(cast, out_shardings=out)
-    return compile_program("weight_transfer", jitted, train.params,
-                           note=f"f32 trainer layout -> {dt.name} engine layout, on device")
+    jitted = jax.jit(partial(cast_leaves, dt, sources), out_shardings=out)
+    return compile_program("weight_transfer", jitted, jax.tree.leaves(train.params),
+                           note=f"f32 trainer layout -> {dt.name} per-layer engine layout, on device")

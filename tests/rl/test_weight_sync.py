@@ -192,3 +192,28 @@ def test_recipe_meshes_fit_8_gpus_and_pods(n_devices: int) -> None:
         assert mesh.shape["tensor"] == 2 and mesh.shape["fsdp"] == n_devices // 2, (name, dict(mesh.shape))
         host = local_engine_mesh(spec, jax.devices()[:4])
         assert dict(host.shape) == {"data": 1, "fsdp": 2, "tensor": 2}, name
+
+
+def test_a_scanned_trainer_feeds_a_per_layer_engine_that_decodes_the_same_tokens() -> None:
+    """The engine always decodes an unscanned model (one KV cache per layer: a scanned decode's
+    loop-carried stacked cache gets its own layout on TPU and is copied every step): the sync
+    splits the trainer's stacked params per layer, exactly, and greedy decoding from the split
+    model gives the scanned model's tokens."""
+    mesh = make_mesh("fsdp=4,tensor=2")
+    cfg = tiny_config().replace(scan_layers=True)
+    model = init_model(cfg, seed=3, mesh=mesh)
+    params = nnx.split(model)[1]
+    sync = WeightSync(cfg, params)
+    assert not sync.config.scan_layers and not sync.zero_copy, "a stacked trainer cannot be decoded in place"
+    engine_params = sync(params)
+    stacked = params["layers"]["attn"]["q_proj"][...]
+    for i in range(cfg.num_layers):
+        np.testing.assert_array_equal(np.asarray(engine_params["layers"][i]["attn"]["q_proj"][...]),
+                                      np.asarray(stacked[i]))
+    engine_model = sync.engine_model(params)
+    assert sync.bytes == 4 * sum(x.size for x in jax.tree.leaves(params))
+
+    ref = _generate(Sampler(model, ENGINE, stop_ids=[]), PROMPTS)
+    assert _generate(Sampler(engine_model, ENGINE, stop_ids=[]), PROMPTS) == ref
+    with pytest.raises(ValueError, match="the trainer stacks 2 layers"):
+        WeightSync(cfg.replace(scan_layers=False, num_layers=cfg.num_layers + 1), params)
