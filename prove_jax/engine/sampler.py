@@ -46,6 +46,7 @@ from jax.sharding import Mesh
 from prove_jax.engine.config import EngineConfig
 from prove_jax.engine.sampling import row_keys, select
 from prove_jax.models import KVCache, Model
+from prove_jax.models.config import ModelConfig
 from prove_jax.models.sharding import Rules, named_sharding
 
 
@@ -474,14 +475,69 @@ class Sampler:
 
     def empty_batch(self, chunk: int) -> PrefillBatch:
         """A prefill batch with every entry unused (the scheduler fills some of them in)."""
-        p, s = self.config.prefill_rows, self.config.slots
-        zi = np.zeros((p,), np.int32)
-        return PrefillBatch(
-            rows=np.full((p,), s, np.int32), tokens=np.zeros((p, chunk), np.int32), lens=zi.copy(),
-            start=zi.copy(), reset=np.zeros((p,), bool), final=np.zeros((p,), bool),
-            max_new=np.ones((p,), np.int32), seed=np.zeros((p,), np.uint32), stream=zi.copy(),
-            temperature=np.ones((p,), np.float32), top_k=zi.copy(), top_p=np.ones((p,), np.float32),
-        )
+        return empty_prefill_batch(self.config, chunk)
+
+
+def empty_prefill_batch(config: EngineConfig, chunk: int) -> PrefillBatch:
+    """A prefill batch of ``config.prefill_rows`` unused entries of ``chunk`` tokens."""
+    p, s = config.prefill_rows, config.slots
+    zi = np.zeros((p,), np.int32)
+    return PrefillBatch(
+        rows=np.full((p,), s, np.int32), tokens=np.zeros((p, chunk), np.int32), lens=zi.copy(),
+        start=zi.copy(), reset=np.zeros((p,), bool), final=np.zeros((p,), bool),
+        max_new=np.ones((p,), np.int32), seed=np.zeros((p,), np.uint32), stream=zi.copy(),
+        temperature=np.ones((p,), np.float32), top_k=zi.copy(), top_p=np.ones((p,), np.float32),
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class LoweredEngine:
+    """The engine's decode and prefill programs lowered on abstract inputs (see :func:`lower_engine`)."""
+
+    decode: Any  # jax.stages.Lowered
+    prefill: Any
+    params: list[Any]  # the abstract weights, as the programs take them (a flat list)
+    cache: KVCache  # abstract, placed as the sampler places it
+    state: SlotState
+
+
+def lower_engine(model_config: ModelConfig, graphdef: nnx.GraphDef, params: nnx.State, config: EngineConfig,
+                 mesh: Mesh | None, *, vocab_limit: int | None = None) -> LoweredEngine:
+    """Lower the programs a :class:`Sampler` over this model would run, without any array: ``params``
+    are ``jax.ShapeDtypeStruct`` leaves carrying their shardings (on any devices, e.g. a TPU
+    topology this host does not have), the cache and slot state are built abstract and placed by
+    the same rules. What ``python -m prove_jax.plan`` compiles and measures."""
+    leaves, treedef = jax.tree.flatten(params)
+    graph = _GraphKey(graphdef, treedef)
+    rules = model_config.sharding_rules
+    shape = jax.eval_shape(lambda: KVCache.init(model_config, config.slots, config.capacity))
+
+    def place(x: Any, logical: tuple[str | None, ...]) -> jax.ShapeDtypeStruct:
+        sharding = None if mesh is None else named_sharding(mesh, logical, x.shape, rules)
+        return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding)
+
+    kv_axes = shape.kv_axes()
+    cache = dataclasses.replace(
+        shape,
+        k=jax.tree.map(lambda x: place(x, kv_axes), shape.k),
+        v=jax.tree.map(lambda x: place(x, kv_axes), shape.v),
+        pos=place(shape.pos, ("batch", "cache_seq")),
+        end=place(shape.end, ("batch",)),
+    )
+    state = jax.tree.map(lambda x: place(x, _batch_axes(x)), jax.eval_shape(lambda: SlotState.init(config.slots)))
+    limit = model_config.vocab_size if vocab_limit is None else vocab_limit
+    st = _Static(stop_ids=(0,), vocab_limit=limit, max_len=config.max_len, mesh=mesh, rules=rules)
+    k = config.decode_block
+    if k == 1:
+        decode = _decode_jit.lower(graph, leaves, cache, state, st)
+    else:
+        decode = _decode_block_jit.lower(graph, leaves, cache, state, jax.ShapeDtypeStruct((config.slots,), jnp.bool_),
+                                         st, k)
+    empty = empty_prefill_batch(config, config.max_chunk)
+    batch = {f.name: jax.ShapeDtypeStruct(getattr(empty, f.name).shape, getattr(empty, f.name).dtype)
+             for f in dataclasses.fields(empty)}
+    prefill = _prefill_jit.lower(graph, leaves, cache, state, batch, st)
+    return LoweredEngine(decode, prefill, leaves, cache, state)
 
 
 def compiled_program_count() -> int:

@@ -33,8 +33,8 @@ from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from prove_jax.engine.config import EngineConfig
 from prove_jax.engine.weights import decode_config, replica_meshes
-from prove_jax.models import KVCache, ModelConfig, abstract_model
-from prove_jax.models.sharding import logical_to_spec, make_mesh, named_sharding
+from prove_jax.models import ModelConfig, abstract_model
+from prove_jax.models.sharding import logical_to_spec, make_mesh
 from prove_jax.plan.topology import Topology
 
 
@@ -75,10 +75,15 @@ _HBM_OOM = re.compile(r"CompileTimeHbmOom.*?temporaries \(([0-9.]+)([KMGT])\)", 
 
 
 def compile_program(name: str, jitted: Any, *args: Any, note: str = "") -> Compiled:
-    """Lower and compile; a TPU compiler that refuses the program for its size (``CompileTimeHbmOom``)
-    is an answer too: the program is reported with the temporaries the compiler asked for."""
+    """Lower ``jitted`` on ``args`` and compile (see :func:`compile_lowered`)."""
+    return compile_lowered(name, jitted.lower(*args), args, note=note)
+
+
+def compile_lowered(name: str, lowered: Any, args: Any, note: str = "") -> Compiled:
+    """Compile; a TPU compiler that refuses the program for its size (``CompileTimeHbmOom``) is an
+    answer too: the program is reported with the temporaries the compiler asked for (``args``:
+    the abstract inputs, for their bytes)."""
     t = time.perf_counter()
-    lowered = jitted.lower(*args)
     try:
         exe = lowered.compile()
     except jax.errors.JaxRuntimeError as e:
@@ -146,8 +151,8 @@ class TrainSide:
 def build_train_side(mc: ModelConfig, mesh: Mesh, objective: Any, optim: Any, *, reference: bool,
                      reference_dtype: str | None) -> TrainSide:
     from prove_jax.rl.step import (
+        StepStatic,
         TrainState,
-        _Static,
         learning_rate,
         make_optimizer,
         ref_storage_dtype,
@@ -170,7 +175,7 @@ def build_train_side(mc: ModelConfig, mesh: Mesh, objective: Any, optim: Any, *,
     if reference:
         dt = ref_storage_dtype(mc.dtype, reference_dtype)
         ref = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, dt, sharding=x.sharding), params)
-    static = _Static(graphdef, objective)
+    static = StepStatic(graphdef, objective)
     return TrainSide(mesh, graphdef, params, opt_state, ref, programs, static, (), replicated)
 
 
@@ -231,67 +236,41 @@ def compile_apply(side: TrainSide) -> Compiled:
 class EngineSide:
     mesh: Mesh
     config: EngineConfig
-    graph: Any
-    leaves: list[Any]
-    cache: Any
-    state: Any
-    static: Any
+    lowered: Any  # engine.sampler.LoweredEngine
+
+    @property
+    def leaves(self) -> list[Any]:
+        return self.lowered.params
+
+    @property
+    def cache(self) -> Any:
+        return self.lowered.cache
+
+    @property
+    def state(self) -> Any:
+        return self.lowered.state
 
 
 def build_engine_side(mc: ModelConfig, mesh: Mesh, ecfg: EngineConfig, engine_dtype: str) -> EngineSide:
-    from prove_jax.engine.sampler import SlotState, _batch_axes, _GraphKey, _Static
+    """The run's engine (``decode_config``: engine dtype, per-layer caches) lowered on ``mesh``."""
+    from prove_jax.engine.sampler import lower_engine
     from prove_jax.models.decoder import state_shardings
 
     emc = decode_config(mc, engine_dtype)
     graphdef, state = nnx.split(abstract_model(emc, mesh))
-    shardings = state_shardings(state, mesh, emc.sharding_rules)
-    params = abstract(state, shardings)
-    leaves, treedef = jax.tree.flatten(params)
-    graph = _GraphKey(graphdef, treedef)
-    rules = emc.sharding_rules
-    cache_shape = jax.eval_shape(lambda: KVCache.init(emc, ecfg.slots, ecfg.capacity))
-    kv_axes = cache_shape.kv_axes()
-
-    def place(x: Any, logical: tuple[str, ...]) -> jax.ShapeDtypeStruct:
-        return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=named_sharding(mesh, logical, x.shape, rules))
-
-    cache = KVCache(
-        k=jax.tree.map(lambda x: place(x, kv_axes), cache_shape.k),
-        v=jax.tree.map(lambda x: place(x, kv_axes), cache_shape.v),
-        pos=place(cache_shape.pos, ("batch", "cache_seq")),
-        end=place(cache_shape.end, ("batch",)),
-    )
-    slot = jax.eval_shape(lambda: SlotState.init(ecfg.slots))
-    slot = jax.tree.map(lambda x: place(x, _batch_axes(x)), slot)
-    static = _Static(stop_ids=(0,), vocab_limit=mc.vocab_size, max_len=ecfg.max_len, mesh=mesh, rules=rules)
-    return EngineSide(mesh, ecfg, graph, leaves, cache, slot, static)
+    params = abstract(state, state_shardings(state, mesh, emc.sharding_rules))
+    return EngineSide(mesh, ecfg, lower_engine(emc, graphdef, params, ecfg, mesh))
 
 
 def compile_decode(side: EngineSide) -> Compiled:
-    from prove_jax.engine.sampler import _decode_block_jit, _decode_jit
-
     k = side.config.decode_block
-    if k == 1:
-        return compile_program("decode", _decode_jit, side.graph, side.leaves, side.cache, side.state, side.static,
-                               note=f"{side.config.slots} slots")
-    exp = jax.ShapeDtypeStruct((side.config.slots,), jnp.bool_)
-    return compile_program("decode", _decode_block_jit, side.graph, side.leaves, side.cache, side.state, exp,
-                           side.static, k, note=f"{side.config.slots} slots x block {k}")
+    note = f"{side.config.slots} slots" + (f" x block {k}" if k > 1 else "")
+    return compile_lowered("decode", side.lowered.decode, (side.leaves, side.cache, side.state), note=note)
 
 
 def compile_prefill(side: EngineSide) -> Compiled:
-    from prove_jax.engine.sampler import _prefill_jit
-
-    p, c = side.config.prefill_rows, side.config.max_chunk
-    shapes: dict[str, tuple[tuple[int, ...], Any]] = {
-        "rows": ((p,), jnp.int32), "tokens": ((p, c), jnp.int32), "lens": ((p,), jnp.int32),
-        "start": ((p,), jnp.int32), "reset": ((p,), jnp.bool_), "final": ((p,), jnp.bool_),
-        "max_new": ((p,), jnp.int32), "seed": ((p,), jnp.uint32), "stream": ((p,), jnp.int32),
-        "temperature": ((p,), jnp.float32), "top_k": ((p,), jnp.int32), "top_p": ((p,), jnp.float32),
-    }
-    batch = {k: jax.ShapeDtypeStruct(s, d) for k, (s, d) in shapes.items()}
-    return compile_program("prefill", _prefill_jit, side.graph, side.leaves, side.cache, side.state, batch,
-                           side.static, note=f"{p} rows x chunk {c}")
+    note = f"{side.config.prefill_rows} rows x chunk {side.config.max_chunk}"
+    return compile_lowered("prefill", side.lowered.prefill, (side.leaves, side.cache, side.state), note=note)
 
 
 # ---- the weight transfer ------------------------------------------------------------------------

@@ -110,7 +110,7 @@ class Objective(Protocol):
                  ) -> tuple[jax.Array, dict[str, jax.Array]]: ...
 
 
-class _Static:
+class StepStatic:
     """Graph definition + objective as one jit static argument, hashed once (as the engine's
     ``_GraphKey``: hashing an NNX graphdef on every dispatch is slow)."""
 
@@ -124,11 +124,11 @@ class _Static:
         return self._hash
 
     def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, _Static) and self._hash == other._hash
+        return self is other or (isinstance(other, StepStatic) and self._hash == other._hash
                                  and self.graphdef == other.graphdef and self.objective == other.objective)
 
 
-def _accumulate(static: _Static, params: Any, ref_params: Any, acc: Any, batch: Batch, den: Denominators) -> Any:
+def _accumulate(static: StepStatic, params: Any, ref_params: Any, acc: Any, batch: Batch, den: Denominators) -> Any:
     def loss_fn(p: Any) -> tuple[jax.Array, dict[str, jax.Array]]:
         model = nnx.merge(static.graphdef, p)
         ref = None if ref_params is None else nnx.merge(static.graphdef, ref_params)
@@ -241,7 +241,7 @@ class Trainer:
         if non_params:
             raise ValueError(f"the trainer expects a model of Params only, found {non_params[:4]}")
         self.graphdef = graphdef
-        self.static = _Static(graphdef, objective)
+        self.static = StepStatic(graphdef, objective)
         self.optim = optim
         self.tx = make_optimizer(optim)
         self.schedule = learning_rate(optim)
