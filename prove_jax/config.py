@@ -23,7 +23,7 @@ from prove_jax.eval.indomain import EvalConfig
 from prove_jax.plan.config import PlanConfig
 from prove_jax.rl.grpo import GRPOConfig
 from prove_jax.rl.sft import SFTConfig
-from prove_jax.yamlconf import ConfigError, apply_override, build, checked, load, read_yaml, to_dict
+from prove_jax.yamlconf import REPLACE, ConfigError, apply_override, build, checked, load, read_yaml, to_dict
 
 __all__ = ["ConfigError", "LaunchConfig", "apply_override", "build", "check", "load", "read_yaml", "to_dict"]
 
@@ -37,7 +37,7 @@ class EnvConfig:
     domains: list[str] = dataclasses.field(default_factory=lambda: list(servers.DOMAINS))  # all twenty
     backend: str = "inprocess"  # inprocess | inprocess-mcp | stdio | http
     n_procs: int = 1  # stdio: server processes per domain
-    urls: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # http: domain -> URLs
+    urls: dict[str, list[str]] = dataclasses.field(default_factory=dict, metadata=REPLACE)  # http: domain -> URLs
     call_timeout_s: float = 10.0
     max_concurrent_episodes: int = 256
 

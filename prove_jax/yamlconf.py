@@ -6,7 +6,10 @@ Unknown keys are errors that name the key (a typo must never fall back to a defa
 checked against the field's type (``distractor_rate=lots`` fails, ``n_procs=true`` fails, ``3`` is
 accepted for a float); a dataclass's own ``__post_init__`` checks run at load time too, and their
 errors name the section. YAML files may start from others with ``include: [path, ...]`` (relative
-to the including file; later entries and the file itself win).
+to the including file; later entries and the file itself win). Mappings merge key by key, except
+fields declared ``dataclasses.field(..., metadata=REPLACE)``: a mapping that is one value (e.g.
+``env.urls``: which servers to call) is replaced whole, so an included file's entries never
+leak into a file that sets its own.
 
 Pure: imports only ``yaml``, so ``data/`` and ``rewards/`` configs go through the same parser
 without importing the training side.
@@ -26,6 +29,11 @@ from typing import Any, TypeVar
 import yaml
 
 T = TypeVar("T")
+
+REPLACE = {"merge": "replace"}
+"""Field metadata: a later file or override replaces this mapping whole instead of merging into it."""
+
+Paths = frozenset[tuple[str, ...]]
 
 
 _SCIENTIFIC = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
@@ -128,7 +136,20 @@ def apply_override(data: dict[str, Any], override: str) -> None:
     node[parts[-1]] = yaml.safe_load(raw) if raw.strip() else ""
 
 
-def read_yaml(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
+def replaced_paths(cls: type, prefix: tuple[str, ...] = ()) -> Paths:
+    """Key paths of ``cls``'s fields (nested dataclasses included) declared with ``REPLACE``."""
+    out: set[tuple[str, ...]] = set()
+    hints = _hints(cls)
+    for f in dataclasses.fields(cls):
+        tp = hints[f.name]
+        if f.metadata.get("merge") == "replace":
+            out.add((*prefix, f.name))
+        elif dataclasses.is_dataclass(tp) and isinstance(tp, type):
+            out |= replaced_paths(tp, (*prefix, f.name))
+    return frozenset(out)
+
+
+def read_yaml(path: str | Path, _seen: tuple[Path, ...] = (), replace: Paths = frozenset()) -> dict[str, Any]:
     """A YAML mapping with its ``include:`` files merged underneath it."""
     path = Path(path).resolve()
     if path in _seen:
@@ -144,25 +165,29 @@ def read_yaml(path: str | Path, _seen: tuple[Path, ...] = ()) -> dict[str, Any]:
         includes = [includes]
     data: dict[str, Any] = {}
     for inc in includes:
-        merge(data, read_yaml(path.parent / inc, (*_seen, path)))
-    merge(data, loaded)
+        merge(data, read_yaml(path.parent / inc, (*_seen, path), replace), replace)
+    merge(data, loaded, replace)
     return data
 
 
 def load[T](cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None) -> T:
     """Defaults ← YAML file (with its includes) ← dotted overrides, validated against ``cls``."""
     data: dict[str, Any] = to_dict(cls())
+    replace = replaced_paths(cls)
     if path is not None:
-        merge(data, read_yaml(path))
+        merge(data, read_yaml(path, replace=replace), replace)
     for override in overrides or []:
         apply_override(data, override)
     return build(cls, data)
 
 
-def merge(base: dict[str, Any], extra: dict[str, Any]) -> None:
-    """Merge ``extra`` into ``base`` in place, recursively for mappings on both sides."""
+def merge(base: dict[str, Any], extra: dict[str, Any], replace: Paths = frozenset(),
+          _at: tuple[str, ...] = ()) -> None:
+    """Merge ``extra`` into ``base`` in place, recursively for mappings on both sides, except at the
+    key paths in ``replace`` (see :func:`replaced_paths`), which take ``extra``'s value whole."""
     for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict) and key not in ("urls",):
-            merge(base[key], value)
+        path = (*_at, key)
+        if isinstance(value, dict) and isinstance(base.get(key), dict) and path not in replace:
+            merge(base[key], value, replace, path)
         else:
             base[key] = value
