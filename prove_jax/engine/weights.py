@@ -146,6 +146,18 @@ def cast_leaves(dtype: Any, sources: tuple[Source, ...], leaves: list[jax.Array]
     return [(leaves[j] if layer is None else leaves[j][layer]).astype(dtype) for j, layer in sources]
 
 
+def transfer_program(dtype: Any, sources: tuple[Source, ...], src: Sequence[Sharding],
+                     targets: Sequence[Sharding]) -> tuple[Any, bool]:
+    """The jitted trainer -> engine program and whether it is the whole transfer. jit needs one
+    device order for all of a program's shardings: when the trainer's and the targets' orders
+    agree, one program casts and lays out; otherwise it casts where the params are and the caller
+    reshards with ``jax.device_put`` (the planner compiles exactly this program)."""
+    cast = partial(cast_leaves, jnp.dtype(dtype), sources)
+    if all(_device_order(t) == _device_order(src[0]) for t in [*src, *targets]):
+        return jax.jit(cast, out_shardings=list(targets)), True
+    return jax.jit(cast, out_shardings=[src[j] if layer is None else _drop_layers(src[j]) for j, layer in sources]), False
+
+
 class WeightSync:
     """Built once from the trainer's params (their shardings and structure) and the engine's
     dtype and layout; ``sync(params)`` returns the engine's params for new trainer params.
@@ -191,15 +203,10 @@ class WeightSync:
         per_replica = sum(math.prod(s) for s in self.shapes) * self.dtype.itemsize
         self.bytes = 0 if self.zero_copy else per_replica
         self.targets = self._global_targets() if self.processes > 1 else self.shardings
-        self.one_program = all(_device_order(t) == _device_order(src[0]) for t in [*src, *self.targets])
-        cast = partial(cast_leaves, self.dtype, self.sources)
-        if self.one_program:
-            self._program = jax.jit(cast, out_shardings=self.targets)
-        else:  # cast where the params are, then JAX's device-order reshard (on device)
+        self._program, self.one_program = transfer_program(self.dtype, self.sources, src, self.targets)
+        if not self.one_program:
             log.warning("weight sync: the trainer mesh orders devices differently from the engine target; "
                         "casting on the trainer mesh, then resharding with jax.device_put")
-            self._program = jax.jit(cast, out_shardings=[src[j] if layer is None else _drop_layers(src[j])
-                                                         for j, layer in self.sources])
         self.last_seconds = 0.0
         self.transfers = 0
 

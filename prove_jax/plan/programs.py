@@ -282,18 +282,19 @@ def transfer_mesh(spec: str, topo: Topology) -> Mesh:
 
 
 def compile_transfer(train: TrainSide, mc: ModelConfig, mesh: Mesh, engine_dtype: str) -> Compiled:
-    """The run's trainer -> engine program: cast to the engine dtype, split stacked layers, lay out
-    on the engine mesh replicated over hosts (``WeightSync``'s one-program path)."""
-    from functools import partial
-
-    from prove_jax.engine.weights import cast_leaves, leaf_sources
+    """The run's trainer -> engine program (``WeightSync``'s): cast to the engine dtype, split
+    stacked layers, lay out on the engine mesh replicated over hosts (``mesh``: the replica mesh).
+    When the trainer mesh orders devices differently (a topology-aware pod mesh), the run casts in
+    the trainer's layout and reshards with ``jax.device_put``: that cast is what compiles here."""
+    from prove_jax.engine.weights import leaf_sources, transfer_program
     from prove_jax.models.decoder import state_shardings
 
     emc = decode_config(mc, engine_dtype)
     _, state = nnx.split(abstract_model(emc, mesh))
-    sources = tuple(leaf_sources(train.params, state))
-    out = jax.tree.leaves(state_shardings(state, mesh, emc.sharding_rules))
-    dt = jnp.dtype(engine_dtype)
-    jitted = jax.jit(partial(cast_leaves, dt, sources), out_shardings=out)
-    return compile_program("weight_transfer", jitted, jax.tree.leaves(train.params),
-                           note=f"f32 trainer layout -> {dt.name} per-layer engine layout, on device")
+    leaves = jax.tree.leaves(train.params)
+    targets = jax.tree.leaves(state_shardings(state, mesh, emc.sharding_rules))
+    jitted, one = transfer_program(engine_dtype, tuple(leaf_sources(train.params, state)),
+                                   [x.sharding for x in leaves], targets)
+    how = "on device" if one else "cast in the trainer layout, then a device_put reshard"
+    return compile_program("weight_transfer", jitted, leaves,
+                           note=f"f32 trainer layout -> {engine_dtype} per-layer engine layout, {how}")

@@ -68,3 +68,20 @@ def test_the_engine_decodes_per_layer_caches_in_place_on_tpu() -> None:
     print(f"decode: KV {kv / GiB:.2f} GiB, temporaries {dec.temporaries / GiB:.2f} GiB per chip")
     assert kv > 0.5 * GiB and dec.aliased >= kv  # the cache is donated and written in place
     assert dec.temporaries < 0.2 * kv
+
+
+def test_the_weight_transfer_compiles_for_a_pod_whose_trainer_mesh_interleaves_hosts() -> None:
+    """On a 4-host v5p slice the trainer's topology-aware mesh lists devices in another order than
+    the hosts' stacked engine meshes; the transfer is then the cast in the trainer's layout (jit
+    needs one device order) followed by a device_put, as ``WeightSync`` runs it. Planning it with
+    the engine target as the output once failed after a 20-minute plan."""
+    pytest.importorskip("libtpu")
+    cfg = load(LaunchConfig, str(REPO / "configs/runs/qwen3_8b_prove.yaml"), ["model.init.num_layers=2"])
+    mc = model_shape(cfg)
+    topo = resolve("v5p:2x2x4")
+    train = P.build_train_side(mc, P.trainer_mesh(cfg.model.mesh, topo), _objective(cfg, True), cfg.grpo.optim,
+                               reference=False, reference_dtype=None)
+    with P.no_persistent_cache():
+        xfer = P.compile_transfer(train, mc, P.transfer_mesh(cfg.model.mesh, topo), "bfloat16")
+    assert "device_put" in xfer.note
+    assert xfer.outputs == pytest.approx(P.nbytes_per_device(train.params) / 2, rel=0.01)  # bf16, trainer layout
