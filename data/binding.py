@@ -17,10 +17,10 @@ from typing import Any
 
 from faker import Faker
 
-from data.catalog import Catalog, ToolInfo, compatible, words
+from data.catalog import ToolInfo, compatible, words
 from data.config import SynthConfig
 from data.graph import EXPLICIT, DependencyGraph
-from data.model import Call, Source, Step, is_empty
+from data.model import Call, Source, Step
 from data.sampler import LiveStateSampler, Row, SamplingContext
 from data.speech import describe
 from data.values import ValueContext, synth_string, synth_value
@@ -50,8 +50,10 @@ class _Cand:
 
 
 @dataclass
-class Run:
-    """Per-attempt state of one realisation."""
+class ChainAttempt:
+    """The working state of one attempt at realising a chain: its sessions, sampling contexts and
+    entity index per server, the steps made so far, and what the conversation has focused on and
+    said. The realiser starts a fresh one per attempt; the binder reads and updates it."""
 
     sessions: dict[str, str]
     ctx: dict[str, SamplingContext]
@@ -150,20 +152,19 @@ def unique_labels(item: dict[str, Any], siblings: list[Any], skip: Any) -> list[
 
 
 class Binder:
-    """Binding methods of :class:`data.realise.Realiser` (split out to keep files small)."""
+    """Chooses every argument of a call (see the module docstring) from the attempt's earlier outputs,
+    its sampling contexts and the schema. It never executes anything: :class:`data.realise.Realiser`
+    owns one, runs the calls it binds and retries with the values a failure blamed excluded."""
 
-    catalog: Catalog
-    graph: DependencyGraph
-    sampler: LiveStateSampler
-    cfg: SynthConfig
-
-    def execute(self, run: Run, call: Call) -> None:  # pragma: no cover - provided by Realiser
-        raise NotImplementedError
+    def __init__(self, graph: DependencyGraph, sampler: LiveStateSampler, cfg: SynthConfig) -> None:
+        self.graph = graph
+        self.sampler = sampler
+        self.cfg = cfg
 
     # ------------------------------------------------------------------ binding
-    def _bind(self, run: Run, tool: ToolInfo, excluded: dict[str, set[str]], attempt: int, forced: set[str],
-              fixed: dict[str, Any] | None = None, hint: str = "", pinned: dict[str, Any] | None = None
-              ) -> Call:
+    def bind(self, run: ChainAttempt, tool: ToolInfo, excluded: dict[str, set[str]], attempt: int,
+             forced: set[str], fixed: dict[str, Any] | None = None, hint: str = "",
+             pinned: dict[str, Any] | None = None) -> Call:
         rng = run.rng
         ctx = run.ctx[tool.domain]
         args: dict[str, Any] = {}
@@ -179,7 +180,7 @@ class Binder:
                 if p in tool.required or p in forced:
                     chosen.append(p)
                 elif attempt < 5:
-                    typed = p in tool.param_types and self._tool_cands(run, tool.param_types[p], set())
+                    typed = p in tool.param_types and self.candidates(run, tool.param_types[p], set())
                     if rng.random() < (0.6 if typed else self.cfg.optional_arg_rate):
                         chosen.append(p)
             for p in list(chosen):  # ranges come in pairs: available_from needs available_to
@@ -214,20 +215,20 @@ class Binder:
                 focus.update(row.related if row is not None else {str(v)})
         return Call(tool, {p: args[p] for p in tool.params if p in args}, sources)
 
-    def _bind_fixed(self, run: Run, tool: ToolInfo, p: str, t: str | None, value: Any, args: dict[str, Any],
-                    sources: dict[str, Source]) -> None:
+    def _bind_fixed(self, run: ChainAttempt, tool: ToolInfo, p: str, t: str | None, value: Any,
+                    args: dict[str, Any], sources: dict[str, Source]) -> None:
         """Re-bind a known value (a retry after a prerequisite), recovering where it came from."""
         args[p] = value
         if t is not None and str(value) not in run.said(tool.domain):  # what the user said stays theirs
-            for c in self._tool_cands(run, t, set()):
+            for c in self.candidates(run, t, set()):
                 if c.value == value:
                     sources[p] = self._cand_source(run, tool.domain, c)
                     return
         row = run.index[tool.domain].get(value) if isinstance(value, str | int) else None
         sources[p] = Source("user", row=row, new=row is None and p in tool.sensitive)
 
-    def _bind_plain(self, run: Run, tool: ToolInfo, p: str, prop: dict[str, Any], args: dict[str, Any],
-                    sources: dict[str, Source], bad: set[str], vc: ValueContext) -> None:
+    def _bind_plain(self, run: ChainAttempt, tool: ToolInfo, p: str, prop: dict[str, Any],
+                    args: dict[str, Any], sources: dict[str, Source], bad: set[str], vc: ValueContext) -> None:
         """A parameter no entity type covers: carried text, a row key, or a synthesised value."""
         if p in tool.free_text_params() and run.rng.random() < 0.7:
             for prev in reversed(run.steps):  # a prose parameter may carry another server's result along
@@ -259,7 +260,7 @@ class Binder:
         first = next(iter(tool.param_types), None)
         return p == first and any(h in tool.description.lower() for h in CREATION_HINTS) and rng.random() < 0.7
 
-    def _new_value(self, run: Run, tool: ToolInfo, p: str, t: str, prop: dict[str, Any],
+    def _new_value(self, run: ChainAttempt, tool: ToolInfo, p: str, t: str, prop: dict[str, Any],
                    vc: ValueContext) -> Any:
         """A value for an entity that does not exist yet (a path to create); ids the server assigns
         are never invented."""
@@ -279,7 +280,7 @@ class Binder:
         items = prop.get("type") == "array"
         return [f"{parent}/{name}"] if items else f"{parent}/{name}"
 
-    def _cand_source(self, run: Run, domain: str, c: _Cand) -> Source:
+    def _cand_source(self, run: ChainAttempt, domain: str, c: _Cand) -> Source:
         """Where a value read off an earlier output comes from. A user singles an item out of a list
         by a label no sibling shares, and only for entities of the initial world (labels are checked
         against discovery, which knows nothing the conversation created); ``scope`` keeps the ids
@@ -294,7 +295,9 @@ class Binder:
                           if full.resolve(t, kv[0], kv[1], scope) == {str(c.value)}), None)
         return Source("tool", step=c.step, label=label, ordinal=c.index, list_len=len(c.siblings), scope=scope)
 
-    def _tool_cands(self, run: Run, t: str, used: set[str]) -> list[_Cand]:
+    def candidates(self, run: ChainAttempt, t: str, used: set[str]) -> list[_Cand]:
+        """Values of entity type ``t`` that earlier successful outputs of the attempt carry, latest step
+        first (``used``: values already taken by another argument of the call)."""
         out: list[_Cand] = []
         for step in reversed(run.steps):
             for call in step.calls:
@@ -308,13 +311,14 @@ class Binder:
                             out.append(_Cand(step.index, v, item, siblings, idx, k))
         return out
 
-    def _bind_entity(self, run: Run, tool: ToolInfo, p: str, t: str, prop: dict[str, Any], chosen: list[str],
-                     args: dict[str, Any], sources: dict[str, Source], bad: set[str], vc: ValueContext) -> None:
+    def _bind_entity(self, run: ChainAttempt, tool: ToolInfo, p: str, t: str, prop: dict[str, Any],
+                     chosen: list[str], args: dict[str, Any], sources: dict[str, Source], bad: set[str],
+                     vc: ValueContext) -> None:
         rng = run.rng
         many = prop.get("type") == "array"
         n = rng.randint(1, 2) if many else 1
         used = {str(v) for q, v in args.items() if tool.param_types.get(q) == t for v in (v if isinstance(v, list) else [v])}
-        cands = [c for c in self._tool_cands(run, t, used) if repr(c.value) not in bad and repr([c.value]) not in bad
+        cands = [c for c in self.candidates(run, t, used) if repr(c.value) not in bad and repr([c.value]) not in bad
                  and str(c.value) not in run.said(tool.domain)]
         if cands and (t in run.looked_up or rng.random() < 0.9):
             latest = max(c.step for c in cands)
@@ -361,7 +365,7 @@ class Binder:
                 args[q], sources[q] = v, Source("user", row=picks[0])
         self._sensitive_from_row(run, tool, chosen, args, sources, picks[0])
 
-    def _sensitive_from_row(self, run: Run, tool: ToolInfo, chosen: list[str], args: dict[str, Any],
+    def _sensitive_from_row(self, run: ChainAttempt, tool: ToolInfo, chosen: list[str], args: dict[str, Any],
                             sources: dict[str, Source], row: Row | None) -> None:
         """Secrets travel with their entity (an account's PIN, a user's password): the user states
         them. A card's PIN lives on the account it draws on, so rows the entity references are
@@ -390,20 +394,21 @@ class Binder:
                         break
 
     # ------------------------------------------------------------------ parallel calls
-    def _fan_out(self, run: Run, step: Step) -> None:
-        """Read-only lookups sometimes ask about 2-3 entities at once: parallel calls, one step."""
-        call = step.calls[0]
+    def fan_out(self, run: ChainAttempt, call: Call) -> list[Call]:
+        """Read-only lookups sometimes ask about 2-3 entities at once: the extra calls (same tool, another
+        entity) to run in parallel with ``call`` in its step. The realiser executes them and keeps the
+        ones that work."""
         if not call.tool.read_only or run.rng.random() >= self.cfg.parallel_rate:
-            return
+            return []
         typed = [p for p in call.args if p in call.tool.param_types and not isinstance(call.args[p], list)]
         if not typed:
-            return
+            return []
         p = typed[0]
         src = call.sources[p]
         t = call.tool.param_types[p]
         others: list[tuple[Any, Source]] = []
         if src.kind == "tool":
-            for c in self._tool_cands(run, t, {str(call.args[p])}):
+            for c in self.candidates(run, t, {str(call.args[p])}):
                 if c.step == src.step:
                     src2 = self._cand_source(run, call.tool.domain, c)
                     if src2.label:
@@ -413,11 +418,8 @@ class Binder:
                 if r.id != call.args[p] and r.related & src.row.related - {str(src.row.id)}:
                     others.append((r.id, Source("user", row=r)))
         run.rng.shuffle(others)
-        for value, s in others[: run.rng.randint(1, 2)]:
-            extra = Call(call.tool, {**call.args, p: value}, {**call.sources, p: s})
-            if call.tool.sensitive:
-                continue
-            self.execute(run, extra)
-            if not extra.is_error and not is_empty(extra.output, extra.tool.read_only):
-                step.calls.append(extra)
+        picked = others[: run.rng.randint(1, 2)]
+        if call.tool.sensitive:
+            return []
+        return [Call(call.tool, {**call.args, p: value}, {**call.sources, p: s}) for value, s in picked]
 

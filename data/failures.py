@@ -26,6 +26,7 @@ from typing import Any
 
 from faker import Faker
 
+from data.binding import ChainAttempt
 from data.catalog import words
 from data.model import Call, Failure, Realisation, Source
 from data.realise import Realiser, is_schema_error
@@ -136,7 +137,7 @@ def _verify(realiser: Realiser, real: Realisation, step_index: int, p: str, kind
         realiser._close(run)
 
 
-def _alternative(realiser: Realiser, run: Any, original: Call) -> Call | None:
+def _alternative(realiser: Realiser, run: ChainAttempt, original: Call) -> Call | None:
     """Another write tool of the server for the same purpose that works with the same values: it
     takes every required parameter of the original and shares a distinctive name word with it
     (``transfer_funds`` -> ``schedule_transfer``; words common to most of the server's tools, like
@@ -151,7 +152,7 @@ def _alternative(realiser: Realiser, run: Any, original: Call) -> Call | None:
         if not set(original.tool.required) <= set(alt.params):
             continue
         fixed = {q: original.args[q] for q in alt.params if q in original.args}
-        call = realiser._bind(run, alt, {}, 0, set(alt.required) - set(fixed))
+        call = realiser.binder.bind(run, alt, {}, 0, set(alt.required) - set(fixed))
         call.args = {q: (fixed.get(q, v)) for q, v in call.args.items()}
         for q in fixed:
             call.args.setdefault(q, fixed[q])

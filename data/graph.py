@@ -205,10 +205,6 @@ def extract_chains(graph: DomainGraph, catalog: Catalog, n: int, lo: int = 2, hi
     return pool
 
 
-def _classifier_id(llm_model: str | None) -> str:
-    return f"llm:{llm_model}" if llm_model else CLASSIFIER_VERSION
-
-
 def load_graph(catalog: Catalog, *, cache_dir: Path | None = None, chains_per_domain: int = 600,
                classifier: PairClassifier | None = None, classifier_id: str | None = None,
                chain_range: tuple[int, int] = (2, 5)) -> DependencyGraph:

@@ -28,7 +28,7 @@ from typing import Any
 from faker import Faker
 
 from data import failures, intents
-from data.catalog import Catalog, ToolInfo
+from data.catalog import Catalog
 from data.config import SynthConfig
 from data.model import Call, Failure, Realisation, Source, Step
 from data.realise import Realiser
@@ -373,7 +373,3 @@ def dedup_items(turns: list[dict[str, Any]], meta: dict[str, Any]) -> list[str]:
     if not items:
         items = [f"refuse|{canonical(r)}" for r in meta.get("requested", [])]
     return sorted(set(items))
-
-
-def tool_names(tools: list[ToolInfo]) -> list[str]:
-    return [t.name for t in tools]

@@ -11,7 +11,7 @@ Computed from the written records alone (plus live servers for the two state che
 * **id in text** — user turns that state an internal id (one the domain's ``SPOKEN`` list does not
   name, nor a ``SELF`` parameter the system prompt gives);
 * **label resolution** — entity labels the user was shown (``meta.mentions``) that resolve, through
-  the domain's hidden discovery tools, to exactly the gold id (:func:`resolve_mention`);
+  the domain's hidden discovery tools, to exactly the gold id (:func:`data.sampler.resolve_mention`);
 * **no-op gold** — writing gold calls that, replayed on fresh sessions, leave the state unchanged
   (:meth:`data.validate.Validator.replay` compares snapshots around every write).
 """
@@ -24,7 +24,7 @@ from typing import Any
 
 from data import intents
 from data.catalog import Catalog, words
-from data.sampler import LiveStateSampler
+from data.sampler import LiveStateSampler, resolve_mention
 from data.validate import ID_TOKEN
 
 WORD = re.compile(r"[a-z0-9']+")
@@ -102,14 +102,6 @@ def internal_ids(catalog: Catalog, ex: dict[str, Any], ti: int) -> list[str]:
             if p in prof.self_params or (t is not None and t in prof.spoken):
                 spoken.update(str(x) for x in (v if isinstance(v, list) else [v]))
     return [tok for tok in ID_TOKEN.findall(ex["turns"][ti]["user"]) if tok not in spoken]
-
-
-def resolve_mention(sampler: LiveStateSampler, seed: int, mention: dict[str, Any]) -> bool:
-    """Does the label the user was shown single out exactly the gold id among the entities the
-    domain's discovery tools list (:meth:`data.sampler.FullContext.resolve`)?"""
-    full = sampler.full(mention["domain"], seed)
-    ids = full.resolve(mention["type"], mention["key"], mention["label"], tuple(mention.get("scope", ())))
-    return ids == {str(mention["id"])}
 
 
 def measure(examples: list[dict[str, Any]], catalog: Catalog, *, sampler: LiveStateSampler | None = None,

@@ -20,7 +20,7 @@ from typing import Any
 from faker import Faker
 
 from data import intents
-from data.binding import Binder, Run
+from data.binding import Binder, ChainAttempt
 from data.catalog import Catalog, ToolInfo, compatible
 from data.config import SynthConfig
 from data.graph import IMPLICIT, DependencyGraph
@@ -43,8 +43,8 @@ def is_schema_error(message: str) -> bool:
                                       "must be a JSON object", "unknown tool"))
 
 
-class Realiser(Binder):
-    """Turns chains into executed, grounded steps."""
+class Realiser:
+    """Turns chains into executed, grounded steps; its :class:`data.binding.Binder` chooses the arguments."""
 
     def __init__(self, catalog: Catalog, graph: DependencyGraph, sampler: LiveStateSampler,
                  cfg: SynthConfig) -> None:
@@ -52,6 +52,7 @@ class Realiser(Binder):
         self.graph = graph
         self.sampler = sampler
         self.cfg = cfg
+        self.binder = Binder(graph, sampler, cfg)
         self.stats = {"calls": 0, "retries": 0, "attempts": 0, "truncated": 0, "noops": 0}
         self._internal: dict[tuple[str, str], bool] = {}
 
@@ -84,7 +85,7 @@ class Realiser(Binder):
         return best
 
     def _new_run(self, domains: list[str], seed: int, conv_index: int, rng: random.Random, fake: Faker,
-                 tag: str) -> Run:
+                 tag: str) -> ChainAttempt:
         ctx = {d: self.sampler.context(d, seed, conv_index) for d in domains}
         index = {}
         for d in domains:
@@ -94,18 +95,18 @@ class Realiser(Binder):
                 for row in full.rows[t]:
                     if not row.ref:
                         index[d].setdefault(row.id, row)
-        return Run({d: f"{tag}:{d}:{os.getpid()}" for d in domains}, ctx, index, rng, fake, seed=seed)
+        return ChainAttempt({d: f"{tag}:{d}:{os.getpid()}" for d in domains}, ctx, index, rng, fake, seed=seed)
 
-    def _close(self, run: Run) -> None:
+    def _close(self, run: ChainAttempt) -> None:
         for d, session in run.sessions.items():
             self.catalog.close(d, session, run.seed)
 
-    def execute(self, run: Run, call: Call) -> None:
+    def execute(self, run: ChainAttempt, call: Call) -> None:
         self.stats["calls"] += 1
         call.text, call.is_error = self.catalog.call(call.tool.domain, call.tool.name, call.args,
                                                      run.sessions[call.tool.domain], run.seed)
 
-    def _rewind(self, run: Run, mark: int, force: bool = False) -> None:
+    def _rewind(self, run: ChainAttempt, mark: int, force: bool = False) -> None:
         """Undo every step from ``mark`` on: reset the sessions and replay the kept calls (servers are
         deterministic, so the replay reproduces the same ids and outputs). ``force``: also when no
         step is dropped — a discarded call that succeeded still moved the session clock."""
@@ -123,7 +124,7 @@ class Realiser(Binder):
         run.selves = {k: v for k, v in run.selves.items() if k in kept}
 
     # ------------------------------------------------------------------ one tool (with prerequisites)
-    def _realise_tool(self, run: Run, tool: ToolInfo, later: list[ToolInfo], depth: int, cap: int,
+    def _realise_tool(self, run: ChainAttempt, tool: ToolInfo, later: list[ToolInfo], depth: int, cap: int,
                       hint: str = "", pinned: dict[str, Any] | None = None) -> bool:
         """Append a working step for ``tool``; when its state precondition is unmet, first insert a
         tool that establishes it (the one the error message names, else any that does), as a
@@ -178,7 +179,7 @@ class Realiser(Binder):
                 bool(ID_VALUE.match(str(r.id))) for r in rows) * 2 > len(rows)
         return self._internal[key]
 
-    def _lookups(self, run: Run, tool: ToolInfo, later: list[ToolInfo], cap: int) -> None:
+    def _lookups(self, run: ChainAttempt, tool: ToolInfo, later: list[ToolInfo], cap: int) -> None:
         """A person names an entity ("my savings account", "the email about the Q2 budget"), not its
         internal id; the assistant then has to find it. So before a tool that needs such an entity and
         has nothing listing one yet, the lookup that lists it becomes a gold step of its own (marked
@@ -188,7 +189,7 @@ class Realiser(Binder):
             t = tool.param_types.get(p)
             if t is None or p in prof.self_params or not self.internal(tool.domain, t, run.seed):
                 continue
-            if self._tool_cands(run, t, set()) or len(run.steps) + 2 > cap or run.rng.random() >= self.cfg.lookup_rate:
+            if self.binder.candidates(run, t, set()) or len(run.steps) + 2 > cap or run.rng.random() >= self.cfg.lookup_rate:
                 continue
             for res in self._resolvers(run, tool, t):
                 step, _ = self._step(run, res, [tool, *later])
@@ -198,7 +199,7 @@ class Realiser(Binder):
                     self._append(run, step)
                     break
 
-    def _resolvers(self, run: Run, tool: ToolInfo, t: str) -> list[ToolInfo]:
+    def _resolvers(self, run: ChainAttempt, tool: ToolInfo, t: str) -> list[ToolInfo]:
         """Read-only tools listing entities of type ``t`` whose own required inputs the conversation
         can supply without another lookup: the signed-in user, spoken values, enums, earlier results."""
         prof = intents.profile(tool.domain)
@@ -211,7 +212,7 @@ class Realiser(Binder):
                 qt = res.param_types.get(q)
                 if q in prof.self_params or "enum" in res.params[q]:
                     continue
-                if qt is not None and (not self.internal(tool.domain, qt, run.seed) or self._tool_cands(run, qt, set())):
+                if qt is not None and (not self.internal(tool.domain, qt, run.seed) or self.binder.candidates(run, qt, set())):
                     continue
                 ok = qt is None and q not in res.sensitive and res.params[q].get("type") == "string"
                 if not ok:
@@ -227,7 +228,7 @@ class Realiser(Binder):
         cands = [t for t in self.catalog.user_tools(tool.domain) if t.name != tool.name and need & set(t.establishes)]
         return sorted(cands, key=lambda t: (t.name not in message, len(t.requires), t.name))
 
-    def _append(self, run: Run, step: Step) -> None:
+    def _append(self, run: ChainAttempt, step: Step) -> None:
         step.index = len(run.steps)
         step.depends_on = self._depends(run, step)
         run.steps.append(step)
@@ -241,9 +242,9 @@ class Realiser(Binder):
                                    if call.sources.get(p) is not None and call.sources[p].kind == "user"
                                    and isinstance(v, str | int))
 
-    def _step(self, run: Run, tool: ToolInfo, later: list[ToolInfo], retry: dict[str, Any] | None = None,
-              hint: str = "", pinned: dict[str, Any] | None = None, prereq_ok: bool = False
-              ) -> tuple[Step | None, Call | None]:
+    def _step(self, run: ChainAttempt, tool: ToolInfo, later: list[ToolInfo],
+              retry: dict[str, Any] | None = None, hint: str = "", pinned: dict[str, Any] | None = None,
+              prereq_ok: bool = False) -> tuple[Step | None, Call | None]:
         """Bind-execute-exclude until the call works (10 tries); returns the step or the last failure.
 
         A failure whose message names a tool that establishes one of ``tool``'s preconditions ("call
@@ -255,9 +256,9 @@ class Realiser(Binder):
         last: Call | None = None
         for attempt in range(10):
             if attempt == 0 and retry is not None and last is None:
-                call = self._bind(run, tool, {}, 0, set(), fixed=retry)
+                call = self.binder.bind(run, tool, {}, 0, set(), fixed=retry)
             else:
-                call = self._bind(run, tool, excluded, attempt, forced, hint=hint, pinned=pinned)
+                call = self.binder.bind(run, tool, excluded, attempt, forced, hint=hint, pinned=pinned)
             before = None if tool.read_only else self.catalog.state(tool.domain, run.sessions[tool.domain], run.seed)
             self.execute(run, call)
             if before is not None and not call.is_error and \
@@ -266,7 +267,10 @@ class Realiser(Binder):
                 self._rewind(run, len(run.steps), force=True)
             elif not call.is_error and not (needed and is_empty(call.output, tool.read_only)):
                 step = Step(len(run.steps), [call])
-                self._fan_out(run, step)
+                for extra in self.binder.fan_out(run, call):
+                    self.execute(run, extra)
+                    if not extra.is_error and not is_empty(extra.output, extra.tool.read_only):
+                        step.calls.append(extra)
                 return step, None
             last = call
             self.stats["retries"] += 1
@@ -292,7 +296,7 @@ class Realiser(Binder):
                     excluded.setdefault(p, set()).add(repr(call.args[p]))
         return None, last
 
-    def _absorb(self, run: Run, call: Call) -> None:
+    def _absorb(self, run: ChainAttempt, call: Call) -> None:
         """Entities this call touched become the conversation's focus (related picks come next)."""
         index = run.index[call.tool.domain]
         for p, v in call.args.items():
@@ -306,7 +310,7 @@ class Realiser(Binder):
             if src is not None and src.kind == "user" and src.row is not None and src.row not in run.rows:
                 run.rows.append(src.row)
 
-    def _depends(self, run: Run, step: Step) -> list[int]:
+    def _depends(self, run: ChainAttempt, step: Step) -> list[int]:
         """Data dependencies (ids read off earlier outputs), state ones (an implicit edge: the step
         that established a precondition), and for a read the last earlier write on the same entity
         (the read observes it). Two writes on one entity are not ordered unless an edge says so."""

@@ -420,3 +420,14 @@ class LiveStateSampler:
             if cands:
                 picked.append(cands[0])
         return out
+
+
+def resolve_mention(sampler: LiveStateSampler, seed: int, mention: dict[str, Any]) -> bool:
+    """Does the label the user was shown single out exactly the gold id among the entities the
+    domain's discovery tools list (:meth:`FullContext.resolve`)?
+
+    Lives beside the sampler because it is a question about live discovery state: the validator
+    (drop ambiguous labels) and the quality figures (label resolution rate) both ask it."""
+    full = sampler.full(mention["domain"], seed)
+    ids = full.resolve(mention["type"], mention["key"], mention["label"], tuple(mention.get("scope", ())))
+    return ids == {str(mention["id"])}

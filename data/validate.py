@@ -10,7 +10,7 @@
   exactly as it was (a ``replace_in_file`` with 0 replacements, a setting set to its own value) is a
   no-op: the example teaches a call that does nothing, so it is dropped.
 * **Labels** — every entity label a user turn shows (``meta.mentions``) must single out exactly the
-  gold id among the entities the domain's discovery tools list (:func:`data.quality.resolve_mention`).
+  gold id among the entities the domain's discovery tools list (:func:`data.sampler.resolve_mention`).
 * **Provenance** — a sensitive argument (``x-sensitive`` in the schema: PINs, passwords, card
   numbers) must appear verbatim in an earlier-or-current user turn or in an earlier tool output.
 * **Grounding** — every entity id a user turn mentions exists in the initial state of the servers.
@@ -30,7 +30,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from data.catalog import Catalog
-from data.sampler import LiveStateSampler
+from data.sampler import LiveStateSampler, resolve_mention
 
 ID_TOKEN = re.compile(r"(?<![\w/.-])[A-Z]{2,6}-[A-Z0-9]+(?:-[A-Z0-9]+)*(?![\w-])")
 
@@ -138,9 +138,8 @@ class Validator:
         return bad
 
     def unresolved_labels(self, ex: dict[str, Any]) -> list[str]:
-        """Labels shown to the user that do not single out their gold id (see ``data.quality``)."""
-        from data.quality import resolve_mention
-
+        """Labels shown to the user that do not single out their gold id
+        (:func:`data.sampler.resolve_mention`)."""
         assert self.sampler is not None
         return [m["label"] for m in ex["meta"].get("mentions", [])
                 if not resolve_mention(self.sampler, ex["seed"], m)]

@@ -26,7 +26,7 @@ from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, 
 
 from prove_jax.chat.jinja import jinja_template
 from prove_jax.chat.templates import get_template
-from prove_jax.chat.tokenizer import CONFIG_FILE, TOKENIZER_FILE, ChatTokenizer
+from prove_jax.chat.tokenizer import CONFIG_FILE, TOKENIZER_FILE
 
 #: (token, special) in id order, per tokenizer layout. ``special`` mirrors the real tokenizers:
 #: Qwen marks the tool/think tags non-special so they survive ``skip_special_tokens``.
@@ -138,8 +138,3 @@ def train_tiny_tokenizer(
     }
     (root / CONFIG_FILE).write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return root
-
-
-def load_tiny_tokenizer(path: str | Path) -> ChatTokenizer:
-    """Convenience alias of :meth:`ChatTokenizer.from_dir` for symmetry with training."""
-    return ChatTokenizer.from_dir(path)

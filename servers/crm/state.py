@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, Literal
 
-from servers.kit import Cell, Counters, State, Table, ToolError, iso, parse_date, today
+from servers.kit import Cell, Counters, State, Table, ToolError, iso, parse_date, require, today
 
 LeadStatus = Literal["new", "contacted", "qualified", "converted", "disqualified"]
 LeadSource = Literal["website", "referral", "trade_show", "cold_call", "webinar", "partner", "advertising"]
@@ -153,48 +153,31 @@ class CrmState(State):
 
 # ---------------------------------------------------------------- lookups
 def get_rep(s: CrmState, rep_id: str, field: str = "owner_rep_id", *, need_active: bool = True) -> SalesRep:
-    rep = s.reps.get(rep_id)
-    if rep is None:
-        raise ToolError(f"unknown sales rep '{rep_id}'", field=field, code="not_found")
+    rep = require(s.reps, rep_id, field, what="sales rep")
     if need_active and not rep.active:
         raise ToolError(f"sales rep {rep.name} ({rep_id}) is inactive and cannot own records; pick an active rep",
                         field=field, code="inactive_owner")
     return rep
 
 
-def get_company(s: CrmState, company_id: str, field: str = "company_id") -> Company:
-    rec = s.companies.get(company_id)
-    if rec is None:
-        raise ToolError(f"unknown company_id '{company_id}'", field=field, code="not_found")
-    return rec
+def get_company(s: CrmState, company_id: str) -> Company:
+    return require(s.companies, company_id, "company_id")
 
 
-def get_contact(s: CrmState, contact_id: str, field: str = "contact_id") -> Contact:
-    rec = s.contacts.get(contact_id)
-    if rec is None:
-        raise ToolError(f"unknown contact_id '{contact_id}'", field=field, code="not_found")
-    return rec
+def get_contact(s: CrmState, contact_id: str) -> Contact:
+    return require(s.contacts, contact_id, "contact_id")
 
 
-def get_lead(s: CrmState, lead_id: str, field: str = "lead_id") -> Lead:
-    rec = s.leads.get(lead_id)
-    if rec is None:
-        raise ToolError(f"unknown lead_id '{lead_id}'", field=field, code="not_found")
-    return rec
+def get_lead(s: CrmState, lead_id: str) -> Lead:
+    return require(s.leads, lead_id, "lead_id")
 
 
-def get_deal(s: CrmState, deal_id: str, field: str = "deal_id") -> Deal:
-    rec = s.deals.get(deal_id)
-    if rec is None:
-        raise ToolError(f"unknown deal_id '{deal_id}'", field=field, code="not_found")
-    return rec
+def get_deal(s: CrmState, deal_id: str) -> Deal:
+    return require(s.deals, deal_id, "deal_id")
 
 
-def get_activity(s: CrmState, activity_id: str, field: str = "activity_id") -> Activity:
-    rec = s.activities.get(activity_id)
-    if rec is None:
-        raise ToolError(f"unknown activity_id '{activity_id}'", field=field, code="not_found")
-    return rec
+def get_activity(s: CrmState, activity_id: str) -> Activity:
+    return require(s.activities, activity_id, "activity_id")
 
 
 RECORD_TABLES: tuple[tuple[str, str], ...] = (

@@ -4,7 +4,7 @@ thermostats, door locks with access codes, cameras, blinds, climate/motion/conta
 sensors, robot vacuums and water heaters — plus an alarm system per home, scenes, time-based
 automations and a device history of sensor readings and events.
 
-State behaviour (driven by the session clock, ``rules.on_time``): thermostats move the indoor
+State behaviour (driven by the session clock, ``clock.on_time``): thermostats move the indoor
 temperature towards their setpoint (2 °C/h) or drift to ambient; water heaters heat their tank;
 batteries drain and a device whose battery reaches 0 % goes offline; a robot vacuum cleans for a
 time proportional to the area, returns to its dock, fills its bin (auto-empty docks empty it) and
@@ -38,7 +38,7 @@ Failure rules (each refused with a message naming the argument, state unchanged)
 """
 
 from servers.iot_devices import discovery, tools_automation, tools_climate, tools_devices, tools_security
-from servers.iot_devices.rules import on_time
+from servers.iot_devices.clock import on_time
 from servers.iot_devices.state import IotState
 from servers.iot_devices.world import generate
 from servers.kit import Domain

@@ -5,14 +5,16 @@ from __future__ import annotations
 from datetime import datetime
 
 from servers.iot_devices import dynamics as dyn
-from servers.iot_devices.rules import POWER_HINTS, SENSOR_HINT, _same
 from servers.iot_devices.state import (
+    POWER_HINTS,
+    SENSOR_HINT,
     Device,
     IotState,
     log,
     need_online,
     need_range,
     need_type,
+    no_change,
     touch,
     unsupported,
 )
@@ -25,7 +27,7 @@ def set_thermostat_mode(s: IotState, d: Device, mode: str, t: datetime, source: 
     need_type(d, ("thermostat",), "heating/cooling modes", POWER_HINTS.get(d.type, SENSOR_HINT), "device_id")
     need_online(d)
     if d.state["mode"] == mode:
-        _same(strict, f"{d.name} is already in {mode} mode", "mode")
+        no_change(strict, f"{d.name} is already in {mode} mode", "mode")
         return d
     rec = touch(s, d, iso(t))
     dyn.reanchor_climate(s, rec, t)
@@ -49,7 +51,7 @@ def set_thermostat_target(s: IotState, d: Device, celsius: float, given: float, 
                         code="precondition")
     need_range(d, celsius, given, unit, "temperature")
     if d.state["target_c"] == celsius:
-        _same(strict, f"{d.name} is already set to {celsius:g} °C", "temperature")
+        no_change(strict, f"{d.name} is already set to {celsius:g} °C", "temperature")
         return d
     rec = touch(s, d, iso(t))
     dyn.reanchor_climate(s, rec, t)
@@ -106,7 +108,7 @@ def set_camera(s: IotState, d: Device, t: datetime, source: str, recording: bool
     if privacy:
         wanted["recording"] = False
     if all(st[k] == v for k, v in wanted.items()):
-        _same(strict, f"{d.name} already has these settings", "recording")
+        no_change(strict, f"{d.name} already has these settings", "recording")
         return d
     rec = touch(s, d, iso(t))
     rec.state.update(wanted)

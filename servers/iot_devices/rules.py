@@ -1,4 +1,4 @@
-"""Device commands shared by the tools, scenes and automations, and the clock (``on_time``).
+"""Device commands shared by the tools, scenes and automations (the clock lives in ``clock``).
 
 Every command checks its rules and raises :class:`ToolError` naming the argument at fault. Tools call
 them ``strict`` (asking for the state a device is already in is refused, so the model learns to read
@@ -13,6 +13,8 @@ from typing import Any
 
 from servers.iot_devices import dynamics as dyn
 from servers.iot_devices.state import (
+    POWER_HINTS,
+    SENSOR_HINT,
     WEEKDAYS,
     Automation,
     Device,
@@ -20,26 +22,16 @@ from servers.iot_devices.state import (
     log,
     need_online,
     need_type,
+    no_change,
     touch,
     unsupported,
 )
 from servers.kit import ToolError, iso
 
-POWER_HINTS = {
-    "thermostat": "use set_thermostat_mode with mode 'off' instead", "lock": "use lock_smart_lock or unlock_smart_lock",
-    "camera": "use set_camera_settings (privacy_mode) instead", "blind": "use set_blind_position instead",
-    "robot_vacuum": "use start_vacuum_cleaning or send_vacuum_to_dock", "water_heater": "use set_water_heater instead",
-}
-SENSOR_HINT = "sensors only report readings"
 EXIT_DELAY = timedelta(minutes=2)
 RETURN_MINUTES = 3
 M2_PER_MINUTE = 1.5
 RESERVE_PERCENT = 10.0
-
-
-def _same(strict: bool, message: str, field: str) -> None:
-    if strict:
-        raise ToolError(message, field=field, code="no_change")
 
 
 # ---------------------------------------------------------------- switches, lights, blinds
@@ -47,7 +39,7 @@ def set_power(s: IotState, d: Device, on: bool, t: datetime, source: str, strict
     need_type(d, ("light", "plug"), "switching power", POWER_HINTS.get(d.type, SENSOR_HINT))
     need_online(d)
     if d.state["on"] == on:
-        _same(strict, f"{d.name} is already {'on' if on else 'off'}", "on")
+        no_change(strict, f"{d.name} is already {'on' if on else 'off'}", "on")
         return d
     rec = touch(s, d, iso(t))
     if rec.type == "plug":
@@ -85,7 +77,7 @@ def set_light(s: IotState, d: Device, t: datetime, source: str, brightness: int 
     if "color" not in d.capabilities:
         wanted.pop("color", None)
     if all(st.get(k) == v for k, v in wanted.items()):
-        _same(strict, f"{d.name} already has these settings", "brightness")
+        no_change(strict, f"{d.name} already has these settings", "brightness")
         return d
     rec = touch(s, d, iso(t))
     rec.state.update(wanted)
@@ -97,7 +89,7 @@ def set_blind(s: IotState, d: Device, position: int, t: datetime, source: str, s
     need_type(d, ("blind",), "a position", POWER_HINTS.get(d.type, SENSOR_HINT))
     need_online(d)
     if d.state["position"] == position:
-        _same(strict, f"{d.name} is already at position {position}", "position")
+        no_change(strict, f"{d.name} is already at position {position}", "position")
         return d
     rec = touch(s, d, iso(t))
     rec.state["position"] = position
@@ -117,7 +109,7 @@ def lock(s: IotState, d: Device, t: datetime, source: str, strict: bool = True) 
         raise ToolError(f"{door.name} reports the door is open; close it before locking {d.name}",
                         field="device_id", code="door_open")
     if d.state["locked"]:
-        _same(strict, f"{d.name} is already locked", "device_id")
+        no_change(strict, f"{d.name} is already locked", "device_id")
         return d
     rec = touch(s, d, iso(t))
     rec.state["locked"] = True
@@ -183,12 +175,13 @@ def dock(s: IotState, d: Device, t: datetime, source: str) -> Device:
         raise ToolError(f"{d.name} is already {status}", field="device_id", code="no_change")
     rec = touch(s, d, iso(t))
     dyn.reanchor_battery(rec, t)
-    _finish_cleaning(s, rec, t, partial=True)
+    finish_cleaning(s, rec, t, partial=True)
     return rec
 
 
-def _finish_cleaning(s: IotState, d: Device, t: datetime, partial: bool) -> None:
-    """Cleaning ends (done or recalled): dust goes into the bin, the vacuum heads home."""
+def finish_cleaning(s: IotState, d: Device, t: datetime, partial: bool) -> None:
+    """Cleaning ends (done or recalled): dust goes into the bin, the vacuum heads home (docking
+    now, or the clock when a run's time is up)."""
     st = d.state
     area = sum(s.rooms[r].area_m2 for r in st["rooms"])
     if partial and st["phase_ends_at"]:
@@ -228,107 +221,6 @@ def next_run(a: Automation, after: datetime) -> datetime | None:
         if when > after and WEEKDAYS[when.weekday()] in a.days:
             return when
     return None
-
-
-def run_automation(s: IotState, a: Automation, t: datetime) -> None:
-    from servers.iot_devices.scenes import apply_scene  # scenes import rules: import here
-
-    source = f"automation:{a.automation_id}"
-    try:
-        if a.scene_id:
-            result = apply_scene(s, s.scenes[a.scene_id], t, source)
-            skipped = [x for x in result if x["result"] != "applied"]
-            outcome = "ok" if not skipped else f"partial: {len(skipped)} device(s) skipped"
-        else:
-            run_device_action(s, s.devices[a.device_id], a.device_action or "", t, source)
-            outcome = "ok"
-    except ToolError as exc:
-        outcome = f"failed: {exc}"
-    rec = s.automations.edit(a.automation_id)
-    rec.last_run_at, rec.last_result = iso(t), outcome
-
-
-# ---------------------------------------------------------------- the clock
-def _events(s: IotState, t: datetime, after: datetime) -> list[tuple[datetime, int, str]]:
-    out: list[tuple[datetime, int, str]] = []
-    hour = t.replace(minute=0, second=0, microsecond=0) + timedelta(hours=1)
-    keep_from = (after - timedelta(days=7)).replace(minute=0, second=0, microsecond=0)
-    hour = max(hour, keep_from + timedelta(hours=1)) if keep_from > t else hour
-    if hour <= after:
-        out.append((hour, 3, "hour"))
-    for home in s.homes.values():
-        if home.security_state == "arming" and home.armed_at and t < dyn.at(home.armed_at) <= after:
-            out.append((dyn.at(home.armed_at), 0, home.home_id))
-    for d in s.devices.values():
-        end = d.state.get("phase_ends_at") if d.type == "robot_vacuum" else None
-        if end and t < dyn.at(end) <= after:
-            out.append((dyn.at(end), 1, d.device_id))
-        dead = dyn.depletion_time(d)
-        if dead is not None and t < dead <= after:
-            out.append((dead, 1, d.device_id))
-    for a in s.automations.values():
-        when = next_run(a, t)
-        if when is not None and when <= after:
-            out.append((when, 2, a.automation_id))
-    return out
-
-
-def _device_due(s: IotState, d: Device, t: datetime) -> None:
-    dead = dyn.depletion_time(d)
-    if dead is not None and dead <= t:
-        rec = touch(s, d, iso(t))
-        rec.battery, rec.battery_at = 0.0, iso(t)
-        rec.online, rec.offline_reason, rec.offline_since = False, "battery depleted", iso(t)
-        if rec.type == "robot_vacuum":
-            rec.state.update(status="stuck", error="battery depleted away from the dock")
-        log(s, rec.device_id, "event", "connectivity", "offline: battery depleted", "system", iso(t))
-        return
-    end = d.state.get("phase_ends_at")
-    if d.type == "robot_vacuum" and end and dyn.at(end) <= t:
-        rec = touch(s, d, iso(t))
-        dyn.reanchor_battery(rec, t)
-        if rec.state["status"] == "cleaning":
-            _finish_cleaning(s, rec, t, partial=False)
-        else:
-            emptied = "auto_empty" in rec.capabilities
-            rec.state.update(status="docked", rooms=[], phase_ends_at=None,
-                             bin_level=0 if emptied else rec.state["bin_level"])
-            log(s, rec.device_id, "event", "vacuum", "docked" + (", bin emptied" if emptied else ""), "system",
-                iso(t))
-
-
-def _hourly(s: IotState, t: datetime) -> None:
-    for d in s.devices.values():
-        if not d.online or d.type not in ("climate_sensor", "thermostat"):
-            continue
-        if d.type == "thermostat":
-            log(s, d.device_id, "reading", "temperature_c", dyn.thermostat_now(s, d, t)[0], "sensor", iso(t))
-            continue
-        log(s, d.device_id, "reading", "temperature_c", dyn.room_temperature(s, s.rooms[d.room_id], t), "sensor",
-            iso(t))
-        wobble = (t.hour + int(d.device_id[-2:])) % 5 - 2
-        log(s, d.device_id, "reading", "humidity_percent", d.state["humidity"] + wobble, "sensor", iso(t))
-
-
-def on_time(s: IotState, before: datetime, after: datetime) -> None:
-    """Advance every due thing in time order: exit delays end, vacuums finish and dock, batteries die,
-    automations run at their times, and sensors report hourly readings."""
-    t = before
-    while True:
-        events = _events(s, t, after)
-        if not events:
-            return
-        t = min(e[0] for e in events)
-        for _, kind, key in sorted(e for e in events if e[0] == t):
-            if kind == 0:
-                home = s.homes.edit(key)
-                home.security_state = "armed"
-            elif kind == 1:
-                _device_due(s, s.devices[key], t)
-            elif kind == 2:
-                run_automation(s, s.automations[key], t)
-            else:
-                _hourly(s, t)
 
 
 def settings_of(d: Device) -> dict[str, Any]:

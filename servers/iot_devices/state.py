@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from servers.kit import Cell, Counters, State, Table, ToolError, iso, new_id, now
+from servers.kit import Cell, Counters, State, Table, ToolError, iso, new_id, now, require
 
 DEVICE_TYPES = ("light", "plug", "thermostat", "lock", "camera", "blind", "climate_sensor", "motion_sensor",
                 "contact_sensor", "smoke_detector", "leak_sensor", "robot_vacuum", "water_heater")
@@ -113,46 +113,46 @@ class IotState(State):
 
 # ---------------------------------------------------------------- lookups
 def get_home(s: IotState, home_id: str, field: str = "home_id") -> Home:
-    rec = s.homes.get(home_id.strip())
-    if rec is None:
-        raise ToolError(f"unknown {field} '{home_id}' (list_smart_homes lists the homes)", field=field,
-                        code="not_found")
-    return rec
+    return require(s.homes, home_id.strip(), field, shown=home_id, hint=" (list_smart_homes lists the homes)")
 
 
 def get_room(s: IotState, room_id: str, field: str = "room_id") -> Room:
-    rec = s.rooms.get(room_id.strip())
-    if rec is None:
-        raise ToolError(f"unknown {field} '{room_id}' (list_smart_homes lists each home's rooms)", field=field,
-                        code="not_found")
-    return rec
+    return require(s.rooms, room_id.strip(), field, shown=room_id,
+                   hint=" (list_smart_homes lists each home's rooms)")
 
 
 def get_device(s: IotState, device_id: str, field: str = "device_id") -> Device:
-    rec = s.devices.get(device_id.strip())
-    if rec is None:
-        raise ToolError(f"unknown {field} '{device_id}' (list_smart_devices lists the devices)", field=field,
-                        code="not_found")
-    return rec
+    return require(s.devices, device_id.strip(), field, shown=device_id,
+                   hint=" (list_smart_devices lists the devices)")
 
 
 def get_scene(s: IotState, scene_id: str, field: str = "scene_id") -> Scene:
-    rec = s.scenes.get(scene_id.strip())
-    if rec is None:
-        raise ToolError(f"unknown {field} '{scene_id}' (list_home_scenes lists them)", field=field,
-                        code="not_found")
-    return rec
+    return require(s.scenes, scene_id.strip(), field, shown=scene_id, hint=" (list_home_scenes lists them)")
 
 
 def get_automation(s: IotState, automation_id: str) -> Automation:
-    rec = s.automations.get(automation_id.strip())
-    if rec is None:
-        raise ToolError(f"unknown automation_id '{automation_id}' (list_home_automations lists them)",
-                        field="automation_id", code="not_found")
-    return rec
+    return require(s.automations, automation_id.strip(), "automation_id", shown=automation_id,
+                   hint=" (list_home_automations lists them)")
 
 
 # ---------------------------------------------------------------- rule helpers
+#: What to use instead when a power/position/mode command hits a device type that does not take it
+#: (shared by the device commands in ``rules`` and ``climate``).
+POWER_HINTS = {
+    "thermostat": "use set_thermostat_mode with mode 'off' instead", "lock": "use lock_smart_lock or unlock_smart_lock",
+    "camera": "use set_camera_settings (privacy_mode) instead", "blind": "use set_blind_position instead",
+    "robot_vacuum": "use start_vacuum_cleaning or send_vacuum_to_dock", "water_heater": "use set_water_heater instead",
+}
+SENSOR_HINT = "sensors only report readings"
+
+
+def no_change(strict: bool, message: str, field: str) -> None:
+    """Refuse a command asking for the state a device is already in, when ``strict`` (a tool call);
+    scenes and automations apply leniently and simply skip it."""
+    if strict:
+        raise ToolError(message, field=field, code="no_change")
+
+
 def unsupported(d: Device, what: str, hint: str = "", field: str = "device_id") -> ToolError:
     extra = f"; {hint}" if hint else ""
     return ToolError(f"{d.name} ({d.device_id}) is a {d.type.replace('_', ' ')} ({d.manufacturer} {d.model}) and "

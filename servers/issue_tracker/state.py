@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
-from servers.kit import Cell, Counters, State, Table, ToolError, iso, today
+from servers.kit import Cell, Counters, State, Table, ToolError, iso, require, today
 
 IssueType = Literal["bug", "story", "task", "epic"]
 Priority = Literal["lowest", "low", "medium", "high", "highest"]
@@ -140,32 +140,20 @@ def me(s: TrackerState) -> str:
 
 
 def get_project(s: TrackerState, key: str, field: str = "project_key") -> Project:
-    rec = s.projects.get(key.strip().upper())
-    if rec is None:
-        raise ToolError(f"unknown project_key '{key}'; projects: {', '.join(s.projects.keys())}", field=field,
-                        code="not_found")
-    return rec
+    return require(s.projects, key.strip().upper(), field, what="project_key", shown=key,
+                   hint=f"; projects: {', '.join(s.projects.keys())}")
 
 
 def get_issue(s: TrackerState, key: str, field: str = "issue_key") -> Issue:
-    rec = s.issues.get(key.strip().upper())
-    if rec is None:
-        raise ToolError(f"unknown issue_key '{key}'", field=field, code="not_found")
-    return rec
+    return require(s.issues, key.strip().upper(), field, what="issue_key", shown=key)
 
 
 def get_sprint(s: TrackerState, sprint_id: str, field: str = "sprint_id") -> Sprint:
-    rec = s.sprints.get(sprint_id.strip().upper())
-    if rec is None:
-        raise ToolError(f"unknown sprint_id '{sprint_id}'", field=field, code="not_found")
-    return rec
+    return require(s.sprints, sprint_id.strip().upper(), field, what="sprint_id", shown=sprint_id)
 
 
 def get_member(s: TrackerState, username: str, field: str) -> Member:
-    rec = s.members.get(username.strip().lower())
-    if rec is None:
-        raise ToolError(f"unknown user '{username}'", field=field, code="not_found")
-    return rec
+    return require(s.members, username.strip().lower(), field, what="user", shown=username)
 
 
 def need_project_member(s: TrackerState, project: Project, username: str, field: str) -> Member:

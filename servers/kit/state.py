@@ -19,7 +19,7 @@ import copy
 import dataclasses
 import json
 from collections.abc import Iterator
-from typing import Any, ClassVar, TypeVar, get_args, get_origin, get_type_hints
+from typing import Any, ClassVar, TypeVar, get_origin, get_type_hints
 
 R = TypeVar("R")
 _MISSING: Any = object()  # journal marker: the key had no overlay entry before this call
@@ -341,12 +341,6 @@ def diff_snapshots(before: dict[str, Any], after: dict[str, Any]) -> dict[str, A
 
 def _looks_like_table(d: dict[str, Any]) -> bool:
     return all(isinstance(v, dict) for v in d.values())
-
-
-def store_record_type(state_cls: type[State], field: str) -> Any:
-    """The record type of ``state_cls.field`` (``Table[Account]`` -> ``Account``)."""
-    args = get_args(get_type_hints(state_cls)[field])
-    return args[0] if args else Any
 
 
 @dataclasses.dataclass

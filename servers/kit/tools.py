@@ -206,11 +206,20 @@ def value_counts(values: Any) -> list[dict[str, Any]]:
     return [{"value": k, "count": n} for k, n in sorted(counts.items())]
 
 
-def require(table: Any, key: str, field: str) -> Any:
-    """``table[key]`` or a ToolError naming the argument (``unknown account_id 'ACC-9'``)."""
+def require(table: Any, key: str, field: str, *, what: str | None = None, shown: str | None = None,
+            hint: str = "") -> Any:
+    """``table[key]`` or a ToolError naming the argument (``unknown account_id 'ACC-9'``).
+
+    Every domain's "get X or refuse" lookup goes through here so a missing record always reads the
+    same way to the model: ``unknown {what} '{shown}'{hint}``, field ``field``, code ``not_found``.
+    ``what`` names the thing when it is not the argument itself (``sales rep`` for ``owner_rep_id``),
+    ``shown`` is the value as the client wrote it when ``key`` is a normalised form of it (stripped,
+    upper-cased), and ``hint`` is appended as written (``" (list_home_scenes lists them)"``).
+    """
     rec = table.get(key)
     if rec is None:
-        raise ToolError(f"unknown {field} '{key}'", field=field, code="not_found")
+        raise ToolError(f"unknown {what or field} '{key if shown is None else shown}'{hint}", field=field,
+                        code="not_found")
     return rec
 
 

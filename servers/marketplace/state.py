@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from servers.kit import Cell, Counters, State, Table, ToolError, iso, new_id, now
+from servers.kit import Cell, Counters, State, Table, ToolError, iso, new_id, now, require
 from servers.marketplace.data import TRANSIT_DAYS
 
 OFFER_TTL = timedelta(hours=48)
@@ -146,24 +146,15 @@ def get_member(s: MarketplaceState, ref: str, field: str) -> Member:
 
 
 def get_listing(s: MarketplaceState, listing_id: str, field: str = "listing_id") -> Listing:
-    rec = s.listings.get(listing_id.strip().upper())
-    if rec is None:
-        raise ToolError(f"unknown {field} '{listing_id}'", field=field, code="not_found")
-    return rec
+    return require(s.listings, listing_id.strip().upper(), field, shown=listing_id)
 
 
 def get_order(s: MarketplaceState, order_id: str) -> Order:
-    rec = s.orders.get(order_id.strip().upper())
-    if rec is None:
-        raise ToolError(f"unknown order_id '{order_id}'", field="order_id", code="not_found")
-    return rec
+    return require(s.orders, order_id.strip().upper(), "order_id", shown=order_id)
 
 
 def get_offer(s: MarketplaceState, offer_id: str) -> Offer:
-    rec = s.offers.get(offer_id.strip().upper())
-    if rec is None:
-        raise ToolError(f"unknown offer_id '{offer_id}'", field="offer_id", code="not_found")
-    return rec
+    return require(s.offers, offer_id.strip().upper(), "offer_id", shown=offer_id)
 
 
 def need_seller(listing: Listing, member: Member, action: str) -> None:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from servers.kit import Cell, Counters, State, Table, ToolError, iso, new_id
+from servers.kit import Cell, Counters, State, Table, ToolError, iso, new_id, require
 
 POST_MAX_CHARS = 280
 BIO_MAX_CHARS = 160
@@ -116,11 +116,8 @@ def when(text: str) -> datetime:
 
 
 def get_account(s: SocialState, username: str, field: str) -> Account:
-    rec = s.accounts.get(username.strip().lstrip("@").lower())
-    if rec is None:
-        raise ToolError(f"unknown {field} '@{username.strip().lstrip('@')}': no account has that username",
-                        field=field, code="not_found")
-    return rec
+    name = username.strip().lstrip("@")
+    return require(s.accounts, name.lower(), field, shown=f"@{name}", hint=": no account has that username")
 
 
 def get_post(s: SocialState, post_id: str, viewer: str | None = None) -> Post:

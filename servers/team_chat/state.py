@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from servers.kit import Cell, Counters, State, Table, ToolError, iso, new_id
+from servers.kit import Cell, Counters, State, Table, ToolError, iso, new_id, require
 
 MAX_MESSAGE_CHARS = 4000
 MAX_SCHEDULE_DAYS = 120
@@ -142,9 +142,7 @@ def get_channel(s: TeamChatState, ref: str, field: str = "channel") -> Channel:
 
 
 def get_message(s: TeamChatState, message_id: str, field: str = "message_id") -> Message:
-    rec = s.messages.get(message_id.strip())
-    if rec is None:
-        raise ToolError(f"unknown {field} '{message_id}'", field=field, code="not_found")
+    rec = require(s.messages, message_id.strip(), field, shown=message_id)
     need_read_access(s, s.channels[rec.channel_id], field)
     return rec
 
@@ -200,9 +198,7 @@ def need_not_deleted(m: Message, action: str) -> None:
 
 def thread_parent(s: TeamChatState, c: Channel, parent_id: str) -> Message:
     """The message a reply goes under: same channel, top level (threads are one level deep), not deleted."""
-    parent = s.messages.get(parent_id.strip())
-    if parent is None:
-        raise ToolError(f"unknown thread_parent_id '{parent_id}'", field="thread_parent_id", code="not_found")
+    parent = require(s.messages, parent_id.strip(), "thread_parent_id", shown=parent_id)
     if parent.channel_id != c.channel_id:
         raise ToolError(f"message {parent.message_id} is in #{s.channels[parent.channel_id].name}, not in "
                         f"{label(c)}; reply in the channel of the thread", field="thread_parent_id")

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from data.catalog import get_catalog
-from data.quality import copies_description, echoes_params, internal_ids, measure, resolve_mention
-from data.sampler import LiveStateSampler
+from data.quality import copies_description, echoes_params, internal_ids, measure
+from data.sampler import LiveStateSampler, resolve_mention
 from data.validate import Validator
 
 

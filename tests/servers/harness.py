@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import itertools
 import json
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from functools import cache
 from typing import Any
 
@@ -18,6 +19,7 @@ from servers import DOMAINS
 from servers.kit import SESSION_META_KEY, DomainRuntime
 
 Call = Callable[[str, dict[str, Any]], Awaitable[Any]]
+_SESSION_NUMBERS = itertools.count()
 
 
 @cache
@@ -41,15 +43,27 @@ def record_smoke(domain: str, seed: int = 0) -> list[tuple[str, dict[str, Any]]]
         calls.append((name, args))
         return out.json()
 
-    # Driven by hand rather than with asyncio.run, so a running event loop (a benchmark) can record
-    # too: a scenario awaits nothing but ``call``, which never suspends here.
-    coro = scenario(domain)(call)
-    try:
-        while True:
-            coro.send(None)
-    except StopIteration:
-        pass
+    drive(scenario(domain)(call))
     return calls
+
+
+def drive(coro: Coroutine[Any, Any, Any]) -> Any:
+    """Run a scenario coroutine whose ``call`` never suspends, without an event loop.
+
+    Driven by hand rather than with asyncio.run, so a running event loop (a benchmark) can record
+    too; a scenario that awaited anything but ``call`` fails loudly instead of hanging."""
+    try:
+        coro.send(None)
+    except StopIteration as stop:
+        return stop.value
+    coro.close()
+    raise AssertionError("the scenario awaited something other than the call function")
+
+
+def new_sid() -> str:
+    """A session id no other test of this process uses: every test opens its own fresh sessions on
+    the module's shared runtime."""
+    return f"test-{next(_SESSION_NUMBERS)}"
 
 
 def ok(rt: DomainRuntime, sid: str, seed: int, name: str, args: dict[str, Any]) -> Any:
@@ -67,6 +81,44 @@ def fails(rt: DomainRuntime, sid: str, seed: int, name: str, args: dict[str, Any
         assert needle in out.text, f"{needle!r} not in {out.text!r}"
     assert snapshot(rt, sid, seed) == before, f"{name} changed state although it failed"
     return out.text
+
+
+def _smoke_then(rt: DomainRuntime, seed: int, after: Sequence[tuple[str, dict[str, Any]]]
+                ) -> tuple[str, list[tuple[str, dict[str, Any]]]]:
+    """A fresh session that ran the smoke scenario then ``after``, and every call it made."""
+    sid, calls = new_sid(), []
+
+    async def call(name: str, args: dict[str, Any]) -> Any:
+        calls.append((name, args))
+        return ok(rt, sid, seed, name, args)
+
+    drive(scenario(rt.name)(call))
+    for name, args in after:
+        calls.append((name, args))
+        ok(rt, sid, seed, name, args)
+    return sid, calls
+
+
+def assert_same_state_on_replay(rt: DomainRuntime, session_id: str, seed: int,
+                                calls: Sequence[tuple[str, dict[str, Any]]]) -> None:
+    """``calls`` replayed on a fresh session (each succeeding) reach exactly ``session_id``'s state."""
+    other = new_sid()
+    for name, args in calls:
+        ok(rt, other, seed, name, args)
+    assert snapshot(rt, other, seed) == snapshot(rt, session_id, seed)
+
+
+def assert_replays_alike(rt: DomainRuntime, seed: int,
+                                   after: Sequence[tuple[str, dict[str, Any]]] = ()) -> None:
+    """The domain's smoke scenario then the ``after`` calls (a clock advance that fires the domain's
+    timed rules), run on two fresh sessions: both make the same calls and end in byte-identical
+    states that differ from the seed world, and a reset brings that world back."""
+    (first, calls_a), (second, calls_b) = _smoke_then(rt, seed, after), _smoke_then(rt, seed, after)
+    assert calls_a == calls_b
+    fresh = snapshot(rt, new_sid(), seed)
+    assert snapshot(rt, first, seed) == snapshot(rt, second, seed) != fresh
+    assert ok(rt, second, seed, f"{rt.name}_session_reset", {})["reset"] is True
+    assert snapshot(rt, second, seed) == fresh
 
 
 def advance(rt: DomainRuntime, sid: str, seed: int, minutes: int) -> None:
@@ -105,6 +157,11 @@ def snapshot(rt: DomainRuntime, session_id: str, seed: int) -> str:
     out = rt.call(f"{rt.name}_session_snapshot", {}, session_id, seed)
     assert not out.is_error, out.text
     return out.text
+
+
+def state_of(rt: DomainRuntime, session_id: str, seed: int) -> dict[str, Any]:
+    """The session's whole state as a dict, for tests that look into one record."""
+    return json.loads(snapshot(rt, session_id, seed))
 
 
 def free_port() -> int:

@@ -1,40 +1,21 @@
-"""Budget domain: tool count, smoke coverage, failure rules (state unchanged), accumulation and alerts,
-recurring bills / goals / month closing driven by the clock, replay and world determinism, and the link
+"""Budget domain: tool count, failure rules (state unchanged), accumulation and alerts,
+recurring bills / goals / month closing driven by the clock, replay determinism, and the link
 to the payments world of the same seed."""
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-import json
 from typing import Any
 
 import pytest
 
 from servers import PAPER_TOOL_COUNTS
 from servers.budget import domain
-from servers.kit import DomainRuntime, snapshot_json
+from servers.kit import DomainRuntime
 from servers.payments import domain as payments_domain
 from servers.payments.world import household, seed_invoices
-from tests.servers.harness import advance, direct_call, fails, ok, snapshot
-from tests.servers.scenarios.budget import smoke
+from tests.servers.harness import advance, assert_replays_alike, fails, new_sid, ok, state_of
 
-SEEDS = range(6)
-_ids = itertools.count()
 DAY = 24 * 60
-
-
-@pytest.fixture(scope="module")
-def rt() -> DomainRuntime:
-    return DomainRuntime(domain)
-
-
-def _sid() -> str:
-    return f"budget-test-{next(_ids)}"
-
-
-def snap(rt: DomainRuntime, sid: str, seed: int) -> dict[str, Any]:
-    return json.loads(snapshot(rt, sid, seed))
 
 
 class Home:
@@ -44,7 +25,7 @@ class Home:
         self.h = ok(rt, sid, seed, "budget_get_household", {})
         self.cat = {c["name"]: c for c in self.h["categories"]}
         self.pin = self.h["admin_pin"]
-        self.state = snap(rt, sid, seed)
+        self.state = state_of(rt, sid, seed)
 
     def cid(self, name: str) -> str:
         return self.cat[name]["category_id"]
@@ -70,13 +51,6 @@ def test_exactly_twelve_user_tools_discovery_and_sensitive_pin(rt: DomainRuntime
     assert props["invoice_id"]["pattern"] == r"^INV-\d{4}$"
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_smoke_covers_every_user_tool(rt: DomainRuntime, seed: int) -> None:
-    seen: set[str] = set()
-    asyncio.run(smoke(direct_call(rt, _sid(), seed, seen)))
-    assert {t.name for t in domain.user_tools} <= seen
-
-
 def test_world_archetypes_exist_for_many_seeds() -> None:
     for seed in range(12):
         s = domain.new_world(seed).snapshot()
@@ -93,7 +67,7 @@ def test_world_archetypes_exist_for_many_seeds() -> None:
 
 # ---------------------------------------------------------------- (3) failure rules leave state alone
 def test_unknown_ids_and_members(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     w = Home(rt, sid, seed)
     g = w.cid("Groceries")
     fails(rt, sid, seed, "record_budget_expense", {"category_id": "CAT-9999", "amount": 5, "merchant": "X"},
@@ -117,7 +91,7 @@ def test_unknown_ids_and_members(rt: DomainRuntime) -> None:
 
 
 def test_locked_and_archived_categories(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 1
+    sid, seed = new_sid(), 1
     w = Home(rt, sid, seed)
     shop, care, dine = w.cid("Shopping"), w.cid("Childcare"), w.cid("Dining Out")
     fails(rt, sid, seed, "record_budget_expense", {"category_id": shop, "amount": 20, "merchant": "Target"},
@@ -153,7 +127,7 @@ def test_locked_and_archived_categories(rt: DomainRuntime) -> None:
 
 
 def test_dates_duplicates_and_closed_months(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 2
+    sid, seed = new_sid(), 2
     w = Home(rt, sid, seed)
     g = w.cid("Groceries")
     base = {"category_id": g, "amount": 12.5, "merchant": "Safeway"}
@@ -179,7 +153,7 @@ def test_dates_duplicates_and_closed_months(rt: DomainRuntime) -> None:
 
 
 def test_invoice_link_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 3
+    sid, seed = new_sid(), 3
     w = Home(rt, sid, seed)
     home = w.cid("Home Maintenance")
     admin = w.h["members"][0]["name"]
@@ -210,7 +184,7 @@ def test_invoice_link_rules(rt: DomainRuntime) -> None:
 
 
 def test_recurring_and_goal_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 4
+    sid, seed = new_sid(), 4
     w = Home(rt, sid, seed)
     subs = w.cid("Subscriptions")
     sub = {"category_id": subs, "merchant": "Hulu", "amount": 9.99, "day_of_month": 10}
@@ -250,7 +224,7 @@ def test_recurring_and_goal_rules(rt: DomainRuntime) -> None:
 
 # ---------------------------------------------------------------- (4) accumulation, alerts and the clock
 def test_month_totals_accumulate_and_alerts_fire_once(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 5
+    sid, seed = new_sid(), 5
     w = Home(rt, sid, seed)
     coffee = w.cat["Coffee Shops"]
     limit, spent = coffee["monthly_limit"], coffee["spent"]
@@ -279,13 +253,13 @@ def test_month_totals_accumulate_and_alerts_fire_once(rt: DomainRuntime) -> None
 
 
 def test_clock_posts_recurring_bills_misses_goals_and_closes_months(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     w = Home(rt, sid, seed)
     soon = next(r for r in w.h["recurring"] if r["next_due"] in ("2026-06-02", "2026-06-03"))
     gifts = w.goal("Holiday Gifts")
     may = w.expense("2026-05", invoice_id=None, recurring_id=None)
     advance(rt, sid, seed, 3 * DAY)  # now June 4th
-    s = snap(rt, sid, seed)
+    s = state_of(rt, sid, seed)
     posted = [e for e in s["expenses"].values() if e["recurring_id"] == soon["recurring_id"]
               and e["spent_on"].startswith("2026-06")]
     assert len(posted) == 1 and posted[0]["amount"] == soon["amount"]
@@ -299,7 +273,7 @@ def test_clock_posts_recurring_bills_misses_goals_and_closes_months(rt: DomainRu
     ok(rt, sid, seed, "update_budget_category", {"category_id": w.cid("Dining Out"), "status": "locked",
                                                  "admin_pin": w.pin})
     advance(rt, sid, seed, 3 * DAY)
-    s = snap(rt, sid, seed)
+    s = state_of(rt, sid, seed)
     assert not [e for e in s["expenses"].values() if e["recurring_id"] == sub["recurring_id"]]
     assert any(a["kind"] == "recurring_skipped" and a["recurring_id"] == sub["recurring_id"] for a in s["alerts"].values())
     assert s["recurring"][sub["recurring_id"]]["next_due"] == "2026-07-06"
@@ -308,37 +282,16 @@ def test_clock_posts_recurring_bills_misses_goals_and_closes_months(rt: DomainRu
     advance(rt, sid, seed, 30 * DAY)
     fails(rt, sid, seed, "update_budget_expense", {"expense_id": may["expense_id"], "note": "again"},
           "month 2026-05 is closed")
-    rent = [e for e in snap(rt, sid, seed)["expenses"].values() if e["merchant"].endswith("Property Management")
+    rent = [e for e in state_of(rt, sid, seed)["expenses"].values() if e["merchant"].endswith("Property Management")
             and e["spent_on"] == "2026-07-01"]
     assert len(rent) == 1
 
 
 def test_replaying_the_same_calls_gives_the_same_state(rt: DomainRuntime) -> None:
-    calls: list[tuple[str, dict[str, Any]]] = []
-    sid = _sid()
-
-    async def record(name: str, args: dict[str, Any]) -> Any:
-        calls.append((name, args))
-        return ok(rt, sid, 2, name, args)
-
-    asyncio.run(smoke(record))
-    calls.append(("budget_session_advance_clock", {"minutes": 20 * DAY}))
-    ok(rt, sid, 2, *calls[-1])
-    first = snapshot(rt, sid, 2)
-    again = _sid()
-    for name, args in calls:
-        rt.call(name, args, again, 2)
-    assert snapshot(rt, again, 2) == first
-    ok(rt, again, 2, "budget_session_reset", {})
-    assert snapshot(rt, again, 2) == snapshot(rt, _sid(), 2)
+    assert_replays_alike(rt, 2, [("budget_session_advance_clock", {"minutes": 20 * DAY})])
 
 
 # ---------------------------------------------------------------- (5) determinism and the payments link
-def test_same_seed_same_world_different_seed_different_world() -> None:
-    a, b, c = (snapshot_json(domain.new_world(s).snapshot()) for s in (7, 7, 8))
-    assert a == b and a != c
-
-
 @pytest.mark.parametrize("seed", [0, 3, 9])
 def test_linked_expenses_match_the_payments_world_of_the_same_seed(seed: int) -> None:
     budget = domain.new_world(seed).snapshot()

@@ -61,6 +61,16 @@ def test_schemas_are_valid_openai_functions(domain: str) -> None:
 
 
 @pytest.mark.parametrize("domain", ALL_DOMAINS)
+def test_every_tool_lives_in_a_tools_or_discovery_module(domain: str) -> None:
+    """The kit's one layout: user tools in a ``tools_*.py`` module of the domain's package, hidden
+    discovery and helper tools in its ``discovery.py``."""
+    for spec in runtime(domain).domain.tools.values():
+        package, module = spec.fn.__module__.rsplit(".", 1)
+        assert package == f"servers.{domain}", spec.name
+        assert module.startswith("tools_") if spec.kind == "user" else module == "discovery", spec.name
+
+
+@pytest.mark.parametrize("domain", ALL_DOMAINS)
 def test_user_tools_declare_entity_flow(domain: str) -> None:
     """Synthesis builds its dependency graph from produces/consumes/requires: most tools declare it."""
     specs = [s for s in runtime(domain).table.specs.values() if s.visible]

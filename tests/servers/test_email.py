@@ -1,10 +1,8 @@
-"""Email domain: tool surface, smoke scenario on several seeds, state-dependent failures (with
-rollback), multi-step workflows and deterministic world generation."""
+"""Email domain: tool surface, state-dependent failures (with
+rollback), multi-step workflows and world generation speed."""
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 import time
 from typing import Any
 
@@ -12,15 +10,9 @@ import pytest
 
 from servers.email import domain
 from servers.kit import DomainRuntime, snapshot_json
-from tests.servers.scenarios.email import smoke
+from tests.servers.harness import new_sid
 
 USER_TOOLS = {t.name for t in domain.user_tools}
-_ids = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def rt() -> DomainRuntime:
-    return DomainRuntime(domain)
 
 
 def ok(rt: DomainRuntime, sid: str, name: str, args: dict[str, Any], seed: int = 0) -> Any:
@@ -44,14 +36,10 @@ def fails(rt: DomainRuntime, sid: str, name: str, args: dict[str, Any], *needles
     return out.text
 
 
-def session() -> str:
-    return f"t{next(_ids)}"
-
-
 @pytest.fixture(scope="module")
 def world(rt: DomainRuntime) -> dict[str, Any]:
     """Ids from discovery on seed 0 (never hard-coded)."""
-    sid = session()
+    sid = new_sid()
     boxes = ok(rt, sid, "email_list_mailboxes", {})
     every = ok(rt, sid, "email_search_all", {"limit": 1000})["emails"]
     noreply = {c["address"] for r in ("notification", "newsletter")
@@ -85,22 +73,9 @@ def test_exactly_17_user_tools_with_documented_typed_params(rt: DomainRuntime) -
     assert required <= established, f"preconditions no tool establishes: {sorted(required - established)}"
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_smoke_covers_every_user_tool(rt: DomainRuntime, seed: int) -> None:
-    used: set[str] = set()
-    sid = session()
-
-    async def call(name: str, args: dict[str, Any]) -> Any:
-        used.add(name)
-        return ok(rt, sid, name, args, seed)
-
-    asyncio.run(smoke(call))
-    assert used >= USER_TOOLS, f"not covered: {sorted(USER_TOOLS - used)}"
-
-
 # ------------------------------------------------------------------ failures (each rolls back)
 def test_unknown_mailbox_and_foreign_ids(rt: DomainRuntime, world: dict[str, Any]) -> None:
-    sid = session()
+    sid = new_sid()
     fails(rt, sid, "search_emails", {"mailbox": "ghost@nowhere.com"}, "unknown mailbox", "ghost@nowhere.com")
     a, b = world["boxes"][:2]
     foreign = pick(world, mailbox=b)
@@ -113,7 +88,7 @@ def test_unknown_mailbox_and_foreign_ids(rt: DomainRuntime, world: dict[str, Any
 
 
 def test_send_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
-    sid = session()
+    sid = new_sid()
     me = world["boxes"][0]
     host = me.split("@")[1]
     base = {"mailbox": me, "subject": "Hello", "body": "Hi there"}
@@ -130,7 +105,7 @@ def test_send_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
 
 
 def test_reply_and_forward_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
-    sid = session()
+    sid = new_sid()
     trashed = pick(world, folder="trash")
     fails(rt, sid, "reply_to_email", {"mailbox": trashed["mailbox"], "email_id": trashed["email_id"], "body": "ok"},
           "trash", "move it back")
@@ -148,7 +123,7 @@ def test_reply_and_forward_rejections(rt: DomainRuntime, world: dict[str, Any]) 
 
 
 def test_draft_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
-    sid = session()
+    sid = new_sid()
     me, peer = world["boxes"][:2]
     fails(rt, sid, "create_email_draft", {"mailbox": me}, "empty")
     bare = ok(rt, sid, "create_email_draft", {"mailbox": me, "subject": "Notes", "body": "todo"})
@@ -168,7 +143,7 @@ def test_draft_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
 
 
 def test_label_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
-    sid = session()
+    sid = new_sid()
     labelled = pick(world, labels=lambda v: bool(v), folder=lambda v: v != "trash")
     me, name = labelled["mailbox"], labelled["labels"][0]
     fails(rt, sid, "create_email_label", {"mailbox": me, "name": name.upper()}, "already exists", "name")
@@ -192,7 +167,7 @@ def test_label_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
 
 
 def test_folder_and_flag_rejections(rt: DomainRuntime, world: dict[str, Any]) -> None:
-    sid = session()
+    sid = new_sid()
     got = pick(world, folder="inbox", direction="received")
     mine = pick(world, folder="sent")
     fails(rt, sid, "move_email_to_folder", {"mailbox": got["mailbox"], "email_id": got["email_id"],
@@ -211,7 +186,7 @@ def test_folder_and_flag_rejections(rt: DomainRuntime, world: dict[str, Any]) ->
 
 # ------------------------------------------------------------------ workflows
 def test_send_reply_all_thread_trash_restore(rt: DomainRuntime, world: dict[str, Any]) -> None:
-    sid = session()
+    sid = new_sid()
     a, b, c = world["boxes"][:3]
     sent = ok(rt, sid, "send_email", {"mailbox": a, "to": [b, "partner@example.org"], "bcc": [c],
                                       "subject": "Site visit", "body": "Can we meet Thursday?"})
@@ -242,7 +217,7 @@ def test_send_reply_all_thread_trash_restore(rt: DomainRuntime, world: dict[str,
 
 
 def test_label_counts_and_draft_lifecycle(rt: DomainRuntime, world: dict[str, Any]) -> None:
-    sid = session()
+    sid = new_sid()
     me = world["boxes"][0]
     target = pick(world, mailbox=me, folder="inbox")
     ok(rt, sid, "create_email_label", {"mailbox": me, "name": "Taxes 2026", "color": "green"})
@@ -263,17 +238,15 @@ def test_label_counts_and_draft_lifecycle(rt: DomainRuntime, world: dict[str, An
               if d["draft_id"] == draft["draft_id"]]
     assert frozen[0]["status"] == "sent" and frozen[0]["sent_email_id"] == sent["email_id"]
     # sessions are isolated: a fresh session on the same seed sees none of this
-    other = session()
+    other = new_sid()
     assert "Taxes 2026" not in {lb["name"] for lb in ok(rt, other, "list_email_labels", {"mailbox": me})["labels"]}
 
 
 # ------------------------------------------------------------------ determinism
-def test_world_is_deterministic_and_fast() -> None:
+def test_world_generation_is_fast() -> None:
     t0 = time.perf_counter()
-    first = snapshot_json(domain.new_world(0).snapshot())
+    snapshot_json(domain.new_world(0).snapshot())
     elapsed = time.perf_counter() - t0
-    assert first == snapshot_json(domain.new_world(0).snapshot())
-    assert first != snapshot_json(domain.new_world(1).snapshot())
     assert elapsed < 1.0, f"world generation took {elapsed:.2f}s"
 
 
@@ -281,7 +254,7 @@ def test_world_is_deterministic_and_fast() -> None:
 def test_timestamps_follow_the_session_clock(rt: DomainRuntime, world: dict[str, Any]) -> None:
     snaps = []
     for _ in range(2):  # the same calls replayed on a fresh session give the same state
-        sid = session()
+        sid = new_sid()
         a, b = world["boxes"][:2]
         first = ok(rt, sid, "send_email", {"mailbox": a, "to": [b], "subject": "Ping", "body": "one"})
         assert first["timestamp"] == "2026-06-01T09:01:00+00:00"  # one minute per call from 09:00
@@ -307,11 +280,7 @@ USER_TOOL_ORDER = [
 ]
 
 
-def test_user_tool_order_and_module_layout() -> None:
-    """The listing order the model sees is pinned, and every tool lives in a tools_*.py or discovery.py
-    module of the package (the kit's one layout)."""
+def test_user_tool_order_is_pinned() -> None:
+    """The listing order the model sees is pinned (where each tool lives is checked for every domain
+    by ``test_contract``)."""
     assert [t.name for t in domain.user_tools] == USER_TOOL_ORDER
-    for spec in domain.tools.values():
-        module = spec.fn.__module__.rsplit(".", 1)
-        assert module[0] == "servers.email", spec.name
-        assert module[1].startswith("tools_") if spec.kind == "user" else module[1] == "discovery", spec.name

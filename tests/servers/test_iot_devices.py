@@ -1,11 +1,9 @@
-"""IoT devices domain: tool count, smoke coverage, device-type/offline/range/lock/alarm/vacuum/scene/
+"""IoT devices domain: tool count, device-type/offline/range/lock/alarm/vacuum/scene/
 automation failures (state unchanged), time-driven state (automations, temperatures, batteries,
-vacuum runs, exit delay, energy), replay and seed determinism."""
+vacuum runs, exit delay, energy), replay determinism."""
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -13,21 +11,8 @@ import pytest
 
 from servers import PAPER_TOOL_COUNTS
 from servers.iot_devices import domain
-from servers.kit import DomainRuntime, snapshot_json
-from tests.servers.harness import direct_call, fails, ok, snapshot
-from tests.servers.scenarios.iot_devices import smoke
-
-SEEDS = range(6)
-_ids = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def rt() -> DomainRuntime:
-    return DomainRuntime(domain)
-
-
-def _sid() -> str:
-    return f"iot-test-{next(_ids)}"
+from servers.kit import DomainRuntime
+from tests.servers.harness import assert_replays_alike, fails, new_sid, ok
 
 
 class World:
@@ -77,16 +62,9 @@ def test_exactly_twenty_five_user_tools_and_named_discovery(rt: DomainRuntime) -
     assert rt.table.schemas["unlock_smart_lock"]["properties"]["code"]["pattern"] == r"^\d{4,8}$"
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_smoke_covers_every_user_tool(rt: DomainRuntime, seed: int) -> None:
-    seen: set[str] = set()
-    asyncio.run(smoke(direct_call(rt, _sid(), seed, seen)))
-    assert {t.name for t in domain.user_tools} <= seen
-
-
 def test_world_archetypes_exist_for_many_seeds(rt: DomainRuntime) -> None:
     for seed in range(10):
-        w = World(rt, _sid(), seed)
+        w = World(rt, new_sid(), seed)
         assert set(w.homes) == {"house", "cabin", "apartment"} and 80 <= len(w.devices) <= 130
         w.dev("house", "plug", online=False)
         w.dev("house", "contact_sensor", "Living Room Window", open=True)
@@ -107,7 +85,7 @@ def test_world_archetypes_exist_for_many_seeds(rt: DomainRuntime) -> None:
 
 # ---------------------------------------------------------------- (3) failure rules leave state alone
 def test_unknown_ids_offline_and_unsupported(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     w = World(rt, sid, seed)
     fails(rt, sid, seed, "get_smart_device_status", {"device_id": "DEV-9999"}, "unknown device_id")
     fails(rt, sid, seed, "get_home_energy_usage", {"home_id": "HOME-99"}, "unknown home_id")
@@ -153,7 +131,7 @@ def test_unknown_ids_offline_and_unsupported(rt: DomainRuntime) -> None:
 
 
 def test_climate_ranges_and_modes(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 1
+    sid, seed = new_sid(), 1
     w = World(rt, sid, seed)
     thermo = w.dev("house", "thermostat")
     lo, hi = thermo["limits"]["min_c"], thermo["limits"]["max_c"]
@@ -183,7 +161,7 @@ def test_climate_ranges_and_modes(rt: DomainRuntime) -> None:
 
 
 def test_locks_and_access_codes(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 2
+    sid, seed = new_sid(), 2
     w = World(rt, sid, seed)
     front = w.dev("house", "lock", "Front Door Lock")
     fid = front["device_id"]
@@ -229,7 +207,7 @@ def test_locks_and_access_codes(rt: DomainRuntime) -> None:
 
 
 def test_alarm_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 3
+    sid, seed = new_sid(), 3
     w = World(rt, sid, seed)
     house, cabin, apt = w.home("house"), w.home("cabin"), w.home("apartment")
     fails(rt, sid, seed, "set_home_security_mode", {"home_id": house, "mode": "away"}, "cannot arm away",
@@ -257,7 +235,7 @@ def test_alarm_rules(rt: DomainRuntime) -> None:
 
 
 def test_vacuum_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 4
+    sid, seed = new_sid(), 4
     w = World(rt, sid, seed)
     stuck, full = w.dev("cabin", "robot_vacuum"), w.dev("apartment", "robot_vacuum")
     vac = w.dev("house", "robot_vacuum")
@@ -283,7 +261,7 @@ def test_vacuum_rules(rt: DomainRuntime) -> None:
 
 
 def test_scene_and_automation_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 5
+    sid, seed = new_sid(), 5
     w = World(rt, sid, seed)
     house = w.home("house")
     lamp = w.dev("house", "light", "Living Room Ceiling Light")
@@ -334,7 +312,7 @@ def test_scene_and_automation_rules(rt: DomainRuntime) -> None:
 
 # ---------------------------------------------------------------- (4) time-driven state
 def test_automation_runs_vacuum_which_cleans_and_docks(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     w = World(rt, sid, seed)
     vac = w.dev("house", "robot_vacuum")
     auto = w.automation("house", "Vacuum While at Work")
@@ -357,7 +335,7 @@ def test_automation_runs_vacuum_which_cleans_and_docks(rt: DomainRuntime) -> Non
 
 
 def test_thermostat_drifts_to_setpoint_and_readings_accumulate(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 1
+    sid, seed = new_sid(), 1
     w = World(rt, sid, seed)
     thermo = w.dev("apartment", "thermostat")
     start = status(rt, sid, seed, thermo["device_id"])["state"]["current_c"]
@@ -376,7 +354,7 @@ def test_thermostat_drifts_to_setpoint_and_readings_accumulate(rt: DomainRuntime
 
 
 def test_batteries_die_and_plugs_meter_energy(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 2
+    sid, seed = new_sid(), 2
     w = World(rt, sid, seed)
     dying = min((d for d in w.devices if d["online"] and d["battery_percent"] is not None
                  and d["type"] != "robot_vacuum"), key=lambda d: d["battery_percent"])
@@ -400,7 +378,7 @@ def test_batteries_die_and_plugs_meter_energy(rt: DomainRuntime) -> None:
 
 
 def test_away_mode_exit_delay(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 3
+    sid, seed = new_sid(), 3
     w = World(rt, sid, seed)
     apt = w.home("apartment")
     out = ok(rt, sid, seed, "set_home_security_mode", {"home_id": apt, "mode": "away"})
@@ -413,34 +391,12 @@ def test_away_mode_exit_delay(rt: DomainRuntime) -> None:
 
 
 def test_replay_gives_identical_state_and_reset_restores(rt: DomainRuntime) -> None:
-    seed = 4
-    calls: list[tuple[str, dict[str, Any]]] = []
-    a = _sid()
-
-    async def record(name: str, args: dict[str, Any]) -> Any:
-        calls.append((name, args))
-        return ok(rt, a, seed, name, args)
-
-    asyncio.run(smoke(record))
-    ok(rt, a, seed, "iot_devices_session_advance_clock", {"minutes": 2 * 24 * 60})
-    b = _sid()
-    for name, args in calls:
-        ok(rt, b, seed, name, args)
-    ok(rt, b, seed, "iot_devices_session_advance_clock", {"minutes": 2 * 24 * 60})
-    assert snapshot(rt, a, seed) == snapshot(rt, b, seed)
-    initial = snapshot_json(domain.new_world(seed).snapshot())
-    ok(rt, a, seed, "iot_devices_session_reset", {})
-    assert snapshot_json(rt.call("iot_devices_session_snapshot", {}, a, seed).json()) == initial
+    assert_replays_alike(rt, 4, [("iot_devices_session_advance_clock", {"minutes": 2 * 24 * 60})])
 
 
 # ---------------------------------------------------------------- (5) determinism, reads
-def test_same_seed_same_world_different_seed_different_world() -> None:
-    x, y, z = (snapshot_json(domain.new_world(s).snapshot()) for s in (7, 7, 8))
-    assert x == y and x != z
-
-
 def test_reads_filter_and_page(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 5
+    sid, seed = new_sid(), 5
     w = World(rt, sid, seed)
     house = w.home("house")
     everything = ok(rt, sid, seed, "list_smart_devices", {"home_id": house, "limit": 200})

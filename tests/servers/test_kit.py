@@ -212,3 +212,18 @@ def test_parse_docstring_sections() -> None:
     )
     assert desc == "Do a thing.\n\nLonger text."
     assert params == {"a": "First continued.", "b": "Second."}
+
+
+def test_require_names_the_argument_and_keeps_what_the_client_wrote() -> None:
+    """Every domain's "get X or refuse" goes through ``require``: the plain message, and the three
+    ways domains word it (a noun for the thing, the value as given when the key is normalised, a hint)."""
+    table = {"ACC-1": "account"}
+    assert require(table, "ACC-1", "account_id") == "account"
+    with pytest.raises(ToolError) as plain:
+        require(table, "ACC-9", "account_id")
+    assert str(plain.value) == "unknown account_id 'ACC-9'"
+    assert (plain.value.field, plain.value.code) == ("account_id", "not_found")
+    with pytest.raises(ToolError) as worded:
+        require(table, "ACC-9", "new_owner_id", what="sales rep", shown=" acc-9 ", hint="; reps: ACC-1")
+    assert str(worded.value) == "unknown sales rep ' acc-9 '; reps: ACC-1"
+    assert (worded.value.field, worded.value.code) == ("new_owner_id", "not_found")

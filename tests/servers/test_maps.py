@@ -1,35 +1,18 @@
-"""Maps domain: tool count, smoke coverage, failure rules (message names the rule, state unchanged),
-clock-driven opening state, routing and traffic, saved places and lists, determinism."""
+"""Maps domain: tool count, failure rules (message names the rule, state unchanged),
+clock-driven opening state, routing and traffic, saved places and lists."""
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 import math
 from datetime import datetime
 from typing import Any
 
-import pytest
-
 from servers import PAPER_TOOL_COUNTS
-from servers.kit import DomainRuntime, snapshot_json
+from servers.kit import DomainRuntime
 from servers.kit.geo import CITIES
 from servers.maps import domain
 from servers.maps.geography import seed_geography
-from tests.servers.harness import advance, direct_call, fails, ok, snapshot
-from tests.servers.scenarios.maps import smoke
-
-SEEDS = range(6)
-_ids = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def rt() -> DomainRuntime:
-    return DomainRuntime(domain)
-
-
-def _sid() -> str:
-    return f"maps-test-{next(_ids)}"
+from tests.servers.harness import advance, assert_replays_alike, fails, new_sid, ok
 
 
 def places(rt: DomainRuntime, sid: str, seed: int, **filters: Any) -> list[dict[str, Any]]:
@@ -53,13 +36,6 @@ def test_exactly_sixteen_user_tools_and_named_discovery(rt: DomainRuntime) -> No
     assert len(reads) >= 9  # mostly read-only lookups
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_smoke_covers_every_user_tool(rt: DomainRuntime, seed: int) -> None:
-    seen: set[str] = set()
-    asyncio.run(smoke(direct_call(rt, _sid(), seed, seen)))
-    assert {t.name for t in domain.user_tools} <= seen
-
-
 def test_world_shape_for_many_seeds() -> None:
     for seed in range(10):
         snap = domain.new_world(seed).snapshot()
@@ -78,7 +54,7 @@ def test_world_shape_for_many_seeds() -> None:
 
 # ---------------------------------------------------------------- (3) failures leave state alone
 def test_geocoding_not_found_and_ambiguous(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     geo = seed_geography(seed)
     twins = [h for h in geo.homes if h.address == geo.twin_line]
     assert len({h.city for h in twins}) == 2
@@ -108,7 +84,7 @@ def test_geocoding_not_found_and_ambiguous(rt: DomainRuntime) -> None:
 
 
 def test_unknown_ids_and_cities(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 1
+    sid, seed = new_sid(), 1
     for name in ("get_map_place_details", "check_place_open_status", "list_map_place_reviews", "save_map_place",
                  "remove_saved_map_place"):
         fails(rt, sid, seed, name, {"place_id": "PLC-9999"}, "unknown place_id 'PLC-9999'")
@@ -124,7 +100,7 @@ def test_unknown_ids_and_cities(rt: DomainRuntime) -> None:
 
 
 def test_route_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 2
+    sid, seed = new_sid(), 2
     rows = places(rt, sid, seed)
     ny = next(p for p in rows if p["city"] == "New York")
     paris = next(p for p in rows if p["city"] == "Paris")
@@ -154,7 +130,7 @@ def test_route_rules(rt: DomainRuntime) -> None:
 
 
 def test_nearby_search_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 3
+    sid, seed = new_sid(), 3
     fails(rt, sid, seed, "find_nearby_places", {"near": "home", "radius_m": 30000}, "radius too large", "radius_m")
     fails(rt, sid, seed, "find_nearby_places", {}, "say where to search", "near")
     fails(rt, sid, seed, "find_nearby_places", {"latitude": 40.71}, "latitude and longitude must be given together")
@@ -167,7 +143,7 @@ def test_nearby_search_rules(rt: DomainRuntime) -> None:
 
 
 def test_saved_places_and_lists_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 4
+    sid, seed = new_sid(), 4
     acct = account(rt, sid, seed)
     saved = acct["saved_places"][0]
     labelled = next(p for p in acct["saved_places"] if p["label"])
@@ -192,7 +168,7 @@ def test_saved_places_and_lists_rules(rt: DomainRuntime) -> None:
 
 
 def test_review_rules_and_rating_update(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 5
+    sid, seed = new_sid(), 5
     acct = account(rt, sid, seed)
     mine = acct["reviews"][0]
     gone = places(rt, sid, seed, category=None)
@@ -217,7 +193,7 @@ def test_review_rules_and_rating_update(rt: DomainRuntime) -> None:
 
 # ---------------------------------------------------------------- (4) the clock: opening state, closures, traffic
 def test_opening_state_follows_the_clock_and_the_time_zone(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     closed = next(p for p in places(rt, sid, seed, city="Chicago")
                   if p["status"] == "operational" and not p["open_now"] and p["opens_at"])
     state = ok(rt, sid, seed, "check_place_open_status", {"place_id": closed["place_id"]})
@@ -234,7 +210,7 @@ def test_opening_state_follows_the_clock_and_the_time_zone(rt: DomainRuntime) ->
 
 
 def test_temporary_closure_ends_when_the_clock_reaches_its_date(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 1
+    sid, seed = new_sid(), 1
     museum = next(p for p in places(rt, sid, seed) if p["status"] == "temporarily_closed")
     info = ok(rt, sid, seed, "get_map_place_details", {"place_id": museum["place_id"]})
     assert info["opening"]["reopens_on"] == "2026-06-03" and info["open_now"] is False
@@ -247,7 +223,7 @@ def test_temporary_closure_ends_when_the_clock_reaches_its_date(rt: DomainRuntim
 
 
 def test_traffic_depends_on_the_local_hour(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 2
+    sid, seed = new_sid(), 2
     rush = ok(rt, sid, seed, "get_map_route", {"origin": "home", "destination": "work", "depart_at": "2026-06-02T08:15"})
     night = ok(rt, sid, seed, "get_map_route", {"origin": "home", "destination": "work", "depart_at": "2026-06-02T23:15"})
     walk = ok(rt, sid, seed, "get_map_route", {"origin": "home", "destination": "work", "mode": "walk"})
@@ -258,34 +234,12 @@ def test_traffic_depends_on_the_local_hour(rt: DomainRuntime) -> None:
 
 
 def test_replaying_the_same_calls_gives_the_same_state(rt: DomainRuntime) -> None:
-    calls: list[tuple[str, dict[str, Any]]] = []
-    first = _sid()
-
-    async def recording(name: str, args: dict[str, Any]) -> Any:
-        out = rt.call(name, args, first, 3)
-        assert not out.is_error, out.text
-        calls.append((name, args))
-        return out.json()
-
-    asyncio.run(smoke(recording))
-    advance(rt, first, 3, 90)
-    second = _sid()
-    for name, args in calls:
-        rt.call(name, args, second, 3)
-    advance(rt, second, 3, 90)
-    assert snapshot(rt, first, 3) == snapshot(rt, second, 3) != snapshot(rt, _sid(), 3)
-    ok(rt, second, 3, "maps_session_reset", {})
-    assert snapshot(rt, second, 3) == snapshot(rt, _sid(), 3)
+    assert_replays_alike(rt, 3, [("maps_session_advance_clock", {"minutes": 90})])
 
 
 # ---------------------------------------------------------------- (5) determinism, discovery
-def test_same_seed_same_world_different_seed_different_world() -> None:
-    a, b, c = (snapshot_json(domain.new_world(s).snapshot()) for s in (7, 7, 8))
-    assert a == b and a != c
-
-
 def test_discovery_and_search(rt: DomainRuntime) -> None:
-    sid = _sid()
+    sid = new_sid()
     cats = {r["value"] for r in ok(rt, sid, 0, "maps_get_unique_values", {"field": "category"})}
     assert {"restaurant", "cafe", "pharmacy", "fuel_station", "hotel", "museum"} <= cats
     addrs = ok(rt, sid, 0, "maps_list_addresses", {"kind": "residential"})

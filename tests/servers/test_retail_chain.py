@@ -1,33 +1,15 @@
-"""Retail chain domain: tool count, smoke coverage, every failure rule (state unchanged), location-scoped
-workflows with the clock (pickups ready/expired, transfers received, restocks delivered), determinism."""
+"""Retail chain domain: tool count, every failure rule (state unchanged), location-scoped
+workflows with the clock (pickups ready/expired, transfers received, restocks delivered)."""
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-import json
 from datetime import datetime, timedelta
 from typing import Any
 
-import pytest
-
 from servers import PAPER_TOOL_COUNTS
-from servers.kit import DomainRuntime, snapshot_json
+from servers.kit import DomainRuntime
 from servers.retail_chain import domain
-from tests.servers.harness import direct_call, fails, ok, snapshot
-from tests.servers.scenarios.retail_chain import smoke
-
-SEEDS = range(6)
-_ids = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def rt() -> DomainRuntime:
-    return DomainRuntime(domain)
-
-
-def _sid() -> str:
-    return f"retail-test-{next(_ids)}"
+from tests.servers.harness import assert_replays_alike, fails, new_sid, ok, state_of
 
 
 def stores(rt: DomainRuntime, sid: str, seed: int, city: str) -> dict[str, dict[str, Any]]:
@@ -57,13 +39,6 @@ def test_eleven_user_tools_discovery_and_sensitive_code(rt: DomainRuntime) -> No
     assert rt.table.schemas["update_store_price"]["properties"]["price"].get("x-money") is True
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_smoke_covers_every_user_tool(rt: DomainRuntime, seed: int) -> None:
-    seen: set[str] = set()
-    asyncio.run(smoke(direct_call(rt, _sid(), seed, seen)))
-    assert {t.name for t in domain.user_tools} <= seen
-
-
 def test_world_archetypes_exist_for_many_seeds() -> None:
     for seed in range(12):
         snap = domain.new_world(seed).snapshot()
@@ -85,7 +60,7 @@ def test_world_archetypes_exist_for_many_seeds() -> None:
 
 # ---------------------------------------------------------------- (3) failure rules leave state alone
 def test_unknown_ids_and_cities(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     london = stores(rt, sid, seed, "London")["standard"]
     sku = next(iter(stock(rt, sid, seed, london["store_id"])))
     fails(rt, sid, seed, "get_store_inventory_report", {"store_id": "ST-999"}, "unknown store_id 'ST-999'")
@@ -98,7 +73,7 @@ def test_unknown_ids_and_cities(rt: DomainRuntime) -> None:
 
 
 def test_stock_at_the_wrong_store(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 1
+    sid, seed = new_sid(), 1
     flag, std, sku = wrong_store_product(rt, sid, seed)
     text = fails(rt, sid, seed, "reserve_for_store_pickup", {"store_id": std["store_id"], "sku": sku, "quantity": 1,
                                                              "customer_name": "Ana Ruiz",
@@ -115,7 +90,7 @@ def test_stock_at_the_wrong_store(rt: DomainRuntime) -> None:
 
 
 def test_closed_stores_and_pickup_counters(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 2
+    sid, seed = new_sid(), 2
     ny = stores(rt, sid, seed, "New York")
     shut = next(st for st in ok(rt, sid, seed, "retail_chain_list_stores", {}) if st["temporarily_closed_until"])
     sku = next(iter(stock(rt, sid, seed, shut["store_id"])))
@@ -142,7 +117,7 @@ def test_closed_stores_and_pickup_counters(rt: DomainRuntime) -> None:
 
 
 def test_reservation_quantity_limits_and_codes(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 3
+    sid, seed = new_sid(), 3
     london = stores(rt, sid, seed, "London")["standard"]
     lines = stock(rt, sid, seed, london["store_id"])
     console = next(r for r in lines.values() if r["limit_per_customer"] == 2)
@@ -180,7 +155,7 @@ def test_reservation_quantity_limits_and_codes(rt: DomainRuntime) -> None:
 
 
 def test_transfer_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 4
+    sid, seed = new_sid(), 4
     ny, london = stores(rt, sid, seed, "New York"), stores(rt, sid, seed, "London")
     flag = ny["flagship"]
     lines = stock(rt, sid, seed, flag["store_id"])
@@ -204,7 +179,7 @@ def test_transfer_rules(rt: DomainRuntime) -> None:
 
 
 def test_restock_and_price_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 5
+    sid, seed = new_sid(), 5
     ny, london = stores(rt, sid, seed, "New York"), stores(rt, sid, seed, "London")
     gone = next(r for r in stock(rt, sid, seed, london["standard"]["store_id"]).values() if r["discontinued"])
     fails(rt, sid, seed, "submit_restock_request", {"store_id": london["standard"]["store_id"], "sku": gone["sku"],
@@ -237,7 +212,7 @@ def test_yen_prices_are_whole() -> None:
         if tokyo:
             break
     assert tokyo is not None
-    rt, sid = DomainRuntime(domain), _sid()
+    rt, sid = DomainRuntime(domain), new_sid()
     line = next(r for r in stock(rt, sid, seed, tokyo["store_id"]).values())
     fails(rt, sid, seed, "update_store_price", {"store_id": tokyo["store_id"], "sku": line["sku"],
                                                 "price": round(line["price"] * 0.9) + 0.5}, "whole yen")
@@ -245,7 +220,7 @@ def test_yen_prices_are_whole() -> None:
 
 # ---------------------------------------------------------------- (4) workflows with the clock
 def test_pickup_hold_expires_and_units_return_to_the_shelf(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     ny = stores(rt, sid, seed, "New York")
     res = next(r for r in ok(rt, sid, seed, "retail_chain_list_reservations", {"status": "ready"})
                if r["store_id"] == ny["flagship"]["store_id"])
@@ -263,7 +238,7 @@ def test_pickup_hold_expires_and_units_return_to_the_shelf(rt: DomainRuntime) ->
 
 
 def test_reservation_at_a_closed_store_is_ready_an_hour_after_opening(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 1
+    sid, seed = new_sid(), 1
     flag = stores(rt, sid, seed, "New York")["flagship"]
     line = next(r for r in stock(rt, sid, seed, flag["store_id"]).values()
                 if r["available"] >= 2 and not r["limit_per_customer"])
@@ -284,7 +259,7 @@ def test_reservation_at_a_closed_store_is_ready_an_hour_after_opening(rt: Domain
 
 
 def test_transfer_to_a_store_that_lacked_the_product_lists_it_on_arrival(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 2
+    sid, seed = new_sid(), 2
     flag, std, sku = wrong_store_product(rt, sid, seed)
     before = stock(rt, sid, seed, flag["store_id"])[sku]
     tr = ok(rt, sid, seed, "request_stock_transfer", {"sku": sku, "from_store_id": flag["store_id"],
@@ -299,13 +274,13 @@ def test_transfer_to_a_store_that_lacked_the_product_lists_it_on_arrival(rt: Dom
     assert line["on_hand"] == 4 and line["capacity"] == 40
     seen = ok(rt, sid, seed, "check_sku_availability", {"sku": sku, "city": "New York"})
     assert std["store_id"] in {r["store_id"] for r in seen["stores"]}
-    snap = json.loads(snapshot(rt, sid, seed))
+    snap = state_of(rt, sid, seed)
     assert snap["transfers"][tr["transfer_id"]]["received_at"] == tr["eta"]
 
 
 def test_seeded_shipments_and_a_new_restock_arrive_on_time(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 3
-    snap = json.loads(snapshot(rt, sid, seed))
+    sid, seed = new_sid(), 3
+    snap = state_of(rt, sid, seed)
     moving = [t for t in snap["transfers"].values() if t["status"] == "in_transit"]
     report = ok(rt, sid, seed, "get_store_inventory_report", {"store_id": moving[0]["from_store_id"], "limit": 200})
     item = next(r for r in report["items"] if not r["discontinued"] and r["capacity"] - r["on_hand"] - r["incoming"] >= 3
@@ -313,7 +288,7 @@ def test_seeded_shipments_and_a_new_restock_arrive_on_time(rt: DomainRuntime) ->
     order = ok(rt, sid, seed, "submit_restock_request", {"store_id": moving[0]["from_store_id"], "sku": item["sku"],
                                                          "quantity": 3})
     ok(rt, sid, seed, "retail_chain_session_advance_clock", {"minutes": 7 * 24 * 60})
-    after = json.loads(snapshot(rt, sid, seed))
+    after = state_of(rt, sid, seed)
     for t in moving:
         assert after["transfers"][t["transfer_id"]]["status"] == "received"
     assert after["restocks"][order["restock_id"]]["status"] == "delivered"
@@ -329,29 +304,11 @@ def test_seeded_shipments_and_a_new_restock_arrive_on_time(rt: DomainRuntime) ->
 
 # ---------------------------------------------------------------- (5) replay, reset, determinism
 def test_replaying_the_same_calls_gives_the_same_state(rt: DomainRuntime) -> None:
-    calls: list[tuple[str, dict[str, Any]]] = []
-    first = _sid()
-
-    async def record(name: str, args: dict[str, Any]) -> Any:
-        calls.append((name, args))
-        return ok(rt, first, 4, name, args)
-
-    asyncio.run(smoke(record))
-    second = _sid()
-    for name, args in calls:
-        ok(rt, second, 4, name, args)
-    assert snapshot(rt, first, 4) == snapshot(rt, second, 4)
-    ok(rt, second, 4, "retail_chain_session_reset", {})
-    assert snapshot_json(json.loads(snapshot(rt, second, 4))) == snapshot_json(domain.new_world(4).snapshot())
-
-
-def test_same_seed_same_world_different_seed_different_world() -> None:
-    a, b, c = (snapshot_json(domain.new_world(s).snapshot()) for s in (7, 7, 8))
-    assert a == b and a != c
+    assert_replays_alike(rt, 4)
 
 
 def test_unique_values_and_filters(rt: DomainRuntime) -> None:
-    sid = _sid()
+    sid = new_sid()
     cities = {r["value"] for r in ok(rt, sid, 0, "retail_chain_get_unique_values", {"field": "city"})}
     assert {"New York", "London"} <= cities
     open_now = ok(rt, sid, 0, "find_retail_stores", {"open_now": True})

@@ -1,31 +1,14 @@
-"""Team chat domain: tool count, smoke coverage, access/thread/append-only failures (state unchanged),
-scheduled messages and statuses driven by the clock, replay and seed determinism."""
+"""Team chat domain: tool count, access/thread/append-only failures (state unchanged),
+scheduled messages and statuses driven by the clock, replay determinism."""
 
 from __future__ import annotations
 
-import asyncio
-import itertools
 from typing import Any
 
-import pytest
-
 from servers import PAPER_TOOL_COUNTS
-from servers.kit import DomainRuntime, snapshot_json
+from servers.kit import DomainRuntime
 from servers.team_chat import domain
-from tests.servers.harness import direct_call, fails, ok, snapshot
-from tests.servers.scenarios.team_chat import smoke
-
-SEEDS = range(6)
-_ids = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def rt() -> DomainRuntime:
-    return DomainRuntime(domain)
-
-
-def _sid() -> str:
-    return f"team-chat-test-{next(_ids)}"
+from tests.servers.harness import assert_replays_alike, fails, new_sid, ok, state_of
 
 
 class World:
@@ -91,16 +74,9 @@ def test_exactly_eleven_user_tools_and_named_discovery(rt: DomainRuntime) -> Non
     assert rt.table.schemas["post_chat_message"]["properties"]["text"].get("x-multiline") is True
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_smoke_covers_every_user_tool(rt: DomainRuntime, seed: int) -> None:
-    seen: set[str] = set()
-    asyncio.run(smoke(direct_call(rt, _sid(), seed, seen)))
-    assert {t.name for t in domain.user_tools} <= seen
-
-
 def test_world_archetypes_exist_for_many_seeds(rt: DomainRuntime) -> None:
     for seed in range(10):
-        w = World(rt, _sid(), seed)
+        w = World(rt, new_sid(), seed)
         for kind in ("postable", "announcements", "archived_mine", "archived_other", "private_mine", "private_invited",
                      "private_closed", "public_unjoined", "dm"):
             w.channel(kind)
@@ -116,7 +92,7 @@ def test_world_archetypes_exist_for_many_seeds(rt: DomainRuntime) -> None:
 
 # ---------------------------------------------------------------- (3) failure rules leave state alone
 def test_unknown_ids(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     w = World(rt, sid, seed)
     cid = w.channel("postable")["channel_id"]
     fails(rt, sid, seed, "get_chat_channel_messages", {"channel": "#no-such-channel"}, "unknown channel", "channel")
@@ -130,7 +106,7 @@ def test_unknown_ids(rt: DomainRuntime) -> None:
 
 
 def test_private_channels_and_joining(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 1
+    sid, seed = new_sid(), 1
     w = World(rt, sid, seed)
     closed, invited = w.channel("private_closed"), w.channel("private_invited")
     archived, postable = w.channel("archived_other"), w.channel("postable")
@@ -149,7 +125,7 @@ def test_private_channels_and_joining(rt: DomainRuntime) -> None:
 
 
 def test_posting_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 2
+    sid, seed = new_sid(), 2
     w = World(rt, sid, seed)
     cid = w.channel("postable")["channel_id"]
     unjoined, archived = w.channel("public_unjoined"), w.channel("archived_mine")
@@ -175,7 +151,7 @@ def test_posting_rules(rt: DomainRuntime) -> None:
 
 
 def test_threads_are_one_level(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 3
+    sid, seed = new_sid(), 3
     w = World(rt, sid, seed)
     reply = next(m for m in w.messages if m["thread_parent_id"] and not m["deleted"]
                  and w.channel_of(m["channel_id"])["is_member"] and not w.channel_of(m["channel_id"])["archived"]
@@ -203,7 +179,7 @@ def test_threads_are_one_level(rt: DomainRuntime) -> None:
 
 
 def test_append_only_edit_and_delete(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 4
+    sid, seed = new_sid(), 4
     w = World(rt, sid, seed)
     cid = w.channel("postable")["channel_id"]
     theirs = w.message(cid, mine=False)
@@ -221,7 +197,7 @@ def test_append_only_edit_and_delete(rt: DomainRuntime) -> None:
     assert gone["deleted"] and gone["text"] is None and gone["pinned"] is False
     fails(rt, sid, seed, "delete_chat_message", {"message_id": mid}, "was deleted")
     fails(rt, sid, seed, "edit_chat_message", {"message_id": mid, "text": "undo"}, "was deleted")
-    raw = rt.call("team_chat_session_snapshot", {}, sid, seed).json()["messages"][mid]
+    raw = state_of(rt, sid, seed)["messages"][mid]
     assert raw["text"] == "Final version" and len(raw["revisions"]) == 2 and raw["deleted"] is True
     archived = w.channel("archived_mine")
     old = w.message(archived["channel_id"], mine=True)
@@ -230,7 +206,7 @@ def test_append_only_edit_and_delete(rt: DomainRuntime) -> None:
 
 
 def test_reactions_and_pins(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 5
+    sid, seed = new_sid(), 5
     w = World(rt, sid, seed)
     reacted = w.message(mine=False, my_reaction=True)
     emoji = next(r["emoji"] for r in reacted["reactions"] if r["mine"])
@@ -269,7 +245,7 @@ def test_reactions_and_pins(rt: DomainRuntime) -> None:
 
 # ---------------------------------------------------------------- (4) the clock: scheduled messages, statuses
 def test_scheduled_messages_post_when_due_and_can_be_cancelled(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     w = World(rt, sid, seed)
     cid = w.channel("postable")["channel_id"]
     colleague_sched = next(sm["scheduled_id"] for sm in w.scheduled if sm["text"].startswith("Don't forget"))
@@ -308,7 +284,7 @@ def test_scheduled_messages_post_when_due_and_can_be_cancelled(rt: DomainRuntime
 
 
 def test_statuses_expire_with_the_clock(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 1
+    sid, seed = new_sid(), 1
     busy = [m for m in ok(rt, sid, seed, "find_chat_members", {"limit": 100})["members"] if m["status"]]
     assert busy
     first = min(busy, key=lambda m: m["status"]["until"])
@@ -319,35 +295,12 @@ def test_statuses_expire_with_the_clock(rt: DomainRuntime) -> None:
 
 
 def test_replay_gives_identical_state_and_reset_restores(rt: DomainRuntime) -> None:
-    seed = 2
-    calls: list[tuple[str, dict[str, Any]]] = []
-    a = _sid()
-
-    async def record(name: str, args: dict[str, Any]) -> Any:
-        calls.append((name, args))
-        return ok(rt, a, seed, name, args)
-
-    asyncio.run(smoke(record))
-    ok(rt, a, seed, "team_chat_session_advance_clock", {"minutes": 24 * 60})
-    b = _sid()
-    for name, args in calls:
-        ok(rt, b, seed, name, args)
-    ok(rt, b, seed, "team_chat_session_advance_clock", {"minutes": 24 * 60})
-    assert snapshot(rt, a, seed) == snapshot(rt, b, seed)
-    initial = snapshot_json(domain.new_world(seed).snapshot())
-    assert snapshot_json(rt.call("team_chat_session_snapshot", {}, a, seed).json()) != initial
-    ok(rt, a, seed, "team_chat_session_reset", {})
-    assert snapshot_json(rt.call("team_chat_session_snapshot", {}, a, seed).json()) == initial
+    assert_replays_alike(rt, 2, [("team_chat_session_advance_clock", {"minutes": 24 * 60})])
 
 
 # ---------------------------------------------------------------- (5) determinism, reads
-def test_same_seed_same_world_different_seed_different_world() -> None:
-    a, b, c = (snapshot_json(domain.new_world(s).snapshot()) for s in (7, 7, 8))
-    assert a == b and a != c
-
-
 def test_reads_filter_and_page(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 3
+    sid, seed = new_sid(), 3
     all_rows = ok(rt, sid, seed, "list_chat_channels", {"limit": 100})
     page = ok(rt, sid, seed, "list_chat_channels", {"limit": 3, "offset": 3})
     assert page["channels"] == all_rows["channels"][3:6]

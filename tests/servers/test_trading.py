@@ -1,33 +1,16 @@
-"""Trading domain: tool count, smoke coverage, every failure rule (state unchanged), order-book
-workflows across the market clock (open, 15-minute moves, close), determinism."""
+"""Trading domain: tool count, every failure rule (state unchanged), order-book
+workflows across the market clock (open, 15-minute moves, close)."""
 
 from __future__ import annotations
 
-import asyncio
-import itertools
-import json
 from datetime import datetime
 from typing import Any
 
-import pytest
-
 from servers import PAPER_TOOL_COUNTS
-from servers.kit import DomainRuntime, snapshot_json
+from servers.kit import DomainRuntime
 from servers.trading import domain
-from tests.servers.harness import direct_call, fails, ok, snapshot
-from tests.servers.scenarios.trading import on_tick, smoke
-
-SEEDS = range(6)
-_ids = itertools.count()
-
-
-@pytest.fixture(scope="module")
-def rt() -> DomainRuntime:
-    return DomainRuntime(domain)
-
-
-def _sid() -> str:
-    return f"trading-test-{next(_ids)}"
+from tests.servers.harness import assert_replays_alike, fails, new_sid, ok, state_of
+from tests.servers.scenarios.trading import on_tick
 
 
 def accounts(rt: DomainRuntime, sid: str, seed: int) -> list[dict[str, Any]]:
@@ -74,13 +57,6 @@ def test_thirteen_user_tools_discovery_and_sensitive_pin(rt: DomainRuntime) -> N
     assert rt.table.schemas["transfer_brokerage_cash"]["properties"]["amount"].get("x-money") is True
 
 
-@pytest.mark.parametrize("seed", SEEDS)
-def test_smoke_covers_every_user_tool(rt: DomainRuntime, seed: int) -> None:
-    seen: set[str] = set()
-    asyncio.run(smoke(direct_call(rt, _sid(), seed, seen)))
-    assert {t.name for t in domain.user_tools} <= seen
-
-
 def test_world_archetypes_exist_for_many_seeds() -> None:
     for seed in range(12):
         snap = domain.new_world(seed).snapshot()
@@ -99,7 +75,7 @@ def test_world_archetypes_exist_for_many_seeds() -> None:
 
 # ---------------------------------------------------------------- (3) failure rules leave state alone
 def test_unknown_ids_and_orders_of_another_account(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     rows = accounts(rt, sid, seed)
     a, b = rows[0], next(r for r in rows if r["live_order_ids"])
     fails(rt, sid, seed, "get_portfolio_summary", {"account_id": "BRK-9999"}, "unknown account_id 'BRK-9999'")
@@ -118,7 +94,7 @@ def test_unknown_ids_and_orders_of_another_account(rt: DomainRuntime) -> None:
 
 
 def test_wrong_pin_halts_and_market_hours(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 1
+    sid, seed = new_sid(), 1
     acct = richest(accounts(rt, sid, seed))
     sym = tradable(rt, sid, seed)[-1]["symbol"]
     aid, pin = acct["account_id"], acct["trading_pin"]
@@ -141,7 +117,7 @@ def test_wrong_pin_halts_and_market_hours(rt: DomainRuntime) -> None:
 
 
 def test_price_rules_tick_size_and_stop_side(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 2
+    sid, seed = new_sid(), 2
     acct = richest(accounts(rt, sid, seed))
     wide = tradable(rt, sid, seed, tick=0.05)[0]
     sym = tradable(rt, sid, seed)[-1]["symbol"]
@@ -179,7 +155,7 @@ def test_price_rules_tick_size_and_stop_side(rt: DomainRuntime) -> None:
 
 
 def test_buying_power_and_no_short_selling(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 3
+    sid, seed = new_sid(), 3
     rows = accounts(rt, sid, seed)
     poor, rich = poorest(rows), richest(rows)
     sym = tradable(rt, sid, seed)[-1]
@@ -222,7 +198,7 @@ def test_buying_power_and_no_short_selling(rt: DomainRuntime) -> None:
 
 
 def test_illegal_order_transitions(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 4
+    sid, seed = new_sid(), 4
     orders = ok(rt, sid, seed, "trading_list_orders", {})
     done = {st: next(o for o in orders if o["status"] == st) for st in ("filled", "cancelled", "expired")}
     f = done["filled"]
@@ -245,11 +221,11 @@ def test_illegal_order_transitions(rt: DomainRuntime) -> None:
 
 
 def test_cash_transfer_limits(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 5
+    sid, seed = new_sid(), 5
     rows = accounts(rt, sid, seed)
     rich = richest(rows)
     ira = next(a for a in rows if a["account_type"] == "ira" and a["ira_contribution_room"] == 300)
-    snap = rt.call("trading_session_snapshot", {}, sid, seed).json()
+    snap = state_of(rt, sid, seed)
     today = next(t for t in snap["cash_transfers"].values() if t["ny_date"] == "2026-06-01")
     early = next(a for a in rows if a["account_id"] == today["account_id"])
     pay = {"direction": "deposit"}
@@ -276,7 +252,7 @@ def test_cash_transfer_limits(rt: DomainRuntime) -> None:
 
 
 def test_watchlist_rules(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     acct = accounts(rt, sid, seed)[0]
     aid = acct["account_id"]
     syms = [i["symbol"] for i in tradable(rt, sid, seed)]
@@ -304,7 +280,7 @@ def test_watchlist_rules(rt: DomainRuntime) -> None:
 
 # ---------------------------------------------------------------- (4) workflows across the market clock
 def test_premarket_limit_fills_at_the_open_then_a_sale_books_pnl(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 1
+    sid, seed = new_sid(), 1
     acct = richest(accounts(rt, sid, seed))
     aid = acct["account_id"]
     inst = tradable(rt, sid, seed)[-1]
@@ -330,7 +306,7 @@ def test_premarket_limit_fills_at_the_open_then_a_sale_books_pnl(rt: DomainRunti
 
 
 def test_day_orders_expire_at_the_close_and_gtc_orders_stay(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 2
+    sid, seed = new_sid(), 2
     acct = richest(accounts(rt, sid, seed))
     inst = tradable(rt, sid, seed)[0]
     low = on_tick(inst["last"] * 0.85, 0.01, False)
@@ -351,7 +327,7 @@ def test_day_orders_expire_at_the_close_and_gtc_orders_stay(rt: DomainRuntime) -
 
 
 def test_market_order_walks_levels_and_the_book_refills_next_bucket(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 3
+    sid, seed = new_sid(), 3
     acct = richest(accounts(rt, sid, seed))
     sym = tradable(rt, sid, seed)[0]["symbol"]
     to_open(rt, sid, seed, sym)
@@ -375,7 +351,7 @@ def test_market_order_walks_levels_and_the_book_refills_next_bucket(rt: DomainRu
 
 
 def test_partial_fill_rests_and_cancel_keeps_the_fills(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 4
+    sid, seed = new_sid(), 4
     acct = richest(accounts(rt, sid, seed))
     aid = acct["account_id"]
     sym = tradable(rt, sid, seed)[0]["symbol"]
@@ -395,7 +371,7 @@ def test_partial_fill_rests_and_cancel_keeps_the_fills(rt: DomainRuntime) -> Non
 
 
 def test_stop_loss_triggers_when_a_sale_moves_the_last_price(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 5
+    sid, seed = new_sid(), 5
     acct = richest(accounts(rt, sid, seed))
     aid = acct["account_id"]
     sym = tradable(rt, sid, seed)[0]["symbol"]
@@ -414,7 +390,7 @@ def test_stop_loss_triggers_when_a_sale_moves_the_last_price(rt: DomainRuntime) 
 
 
 def test_customers_resting_orders_cross_each_other_at_the_open(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 0
+    sid, seed = new_sid(), 0
     rows = accounts(rt, sid, seed)
     buyer = richest(rows)
     seller, pos = next((a, p) for a in rows if a["account_id"] != buyer["account_id"]
@@ -429,13 +405,13 @@ def test_customers_resting_orders_cross_each_other_at_the_open(rt: DomainRuntime
     to_open(rt, sid, seed, sym)
     orders = {o["order_id"]: o for o in ok(rt, sid, seed, "trading_list_orders", {"status": "filled"})}
     assert orders[sell["order_id"]]["fills"][0]["price"] == price == orders[buy["order_id"]]["fills"][0]["price"]
-    snap = rt.call("trading_session_snapshot", {}, sid, seed).json()
+    snap = state_of(rt, sid, seed)
     fill = snap["executions"][orders[buy["order_id"]]["fills"][0]["execution_id"]]
     assert fill["liquidity"] == "customer"
 
 
 def test_volatility_pause_lifts_at_1030_new_york(rt: DomainRuntime) -> None:
-    sid, seed = _sid(), 3
+    sid, seed = new_sid(), 3
     acct = richest(accounts(rt, sid, seed))
     paused = next(i for i in ok(rt, sid, seed, "trading_list_instruments", {"halted": True}) if i["halt_until"])
     fails(rt, sid, seed, "place_stock_order", {"account_id": acct["account_id"], "symbol": paused["symbol"],
@@ -450,29 +426,11 @@ def test_volatility_pause_lifts_at_1030_new_york(rt: DomainRuntime) -> None:
 
 # ---------------------------------------------------------------- (5) replay, reset, determinism
 def test_replaying_the_same_calls_gives_the_same_state(rt: DomainRuntime) -> None:
-    calls: list[tuple[str, dict[str, Any]]] = []
-    first = _sid()
-
-    async def record(name: str, args: dict[str, Any]) -> Any:
-        calls.append((name, args))
-        return ok(rt, first, 2, name, args)
-
-    asyncio.run(smoke(record))
-    second = _sid()
-    for name, args in calls:
-        ok(rt, second, 2, name, args)
-    assert snapshot(rt, first, 2) == snapshot(rt, second, 2)
-    ok(rt, second, 2, "trading_session_reset", {})
-    assert snapshot_json(json.loads(snapshot(rt, second, 2))) == snapshot_json(domain.new_world(2).snapshot())
-
-
-def test_same_seed_same_world_different_seed_different_world() -> None:
-    a, b, c = (snapshot_json(domain.new_world(s).snapshot()) for s in (7, 7, 8))
-    assert a == b and a != c
+    assert_replays_alike(rt, 2)
 
 
 def test_unique_values_and_search(rt: DomainRuntime) -> None:
-    sid = _sid()
+    sid = new_sid()
     ticks = {r["value"] for r in ok(rt, sid, 0, "trading_get_unique_values", {"field": "tick_size"})}
     assert {0.01, 0.05, 0.1} <= ticks
     kinds = {r["value"] for r in ok(rt, sid, 0, "trading_get_unique_values", {"field": "order_status"})}
