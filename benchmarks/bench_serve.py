@@ -42,6 +42,11 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from prove_jax.engine.config import EngineConfig  # noqa: E402
+
+BENCH_ENGINE = EngineConfig(slots=64, max_len=1024, max_chunk=512, prefill_rows=4)
+"""The served engine's shape here (the serve process gets the same flags)."""
+
 TOOLS = [
     {"type": "function", "function": {"name": "get_weather", "description": "Current weather of a city.",
                                       "parameters": {"type": "object", "properties": {
@@ -210,11 +215,11 @@ def server(model: Path, args: argparse.Namespace) -> Any:
 def bench_serve(model: Path, args: argparse.Namespace) -> None:
     import jax.numpy as jnp  # noqa: F401  (JAX initialised before timing)
 
+    from prove_jax.cli import engine_from_args
     from prove_jax.serve import EngineChat, load_policy
-    from prove_jax.serve.load import engine_config
 
     policy = load_policy(model, dtype=args.dtype)
-    ecfg = engine_config(args)  # the same shape as the served process
+    ecfg = engine_from_args(args, BENCH_ENGINE)  # the same shape as the served process
     engine = policy.engine(ecfg)
     chat = EngineChat(engine, policy.template, policy.tokenizer)
     info(f"prompt tokens per request: {len(chat.render(messages(0), TOOLS).ids)}; slots {args.slots}")
@@ -270,9 +275,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default=None, help="HF dir (default: a tiny random Qwen3 built here)")
     ap.add_argument("--dtype", default="float32")
-    from prove_jax.serve.load import add_engine_args
+    from prove_jax.cli import add_engine_args
 
-    add_engine_args(ap, slots=64, max_len=1024)
+    add_engine_args(ap, BENCH_ENGINE)
     ap.add_argument("--max-tokens", type=int, default=64, help="new tokens per request")
     ap.add_argument("--requests", type=int, default=128, help="requests per timed run (at least 2 x clients)")
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 16, 64])

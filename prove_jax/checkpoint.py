@@ -15,6 +15,15 @@ request (``force``: SIGTERM, end of stage), keeping the last ``keep``; Orbax wri
 temporary directory and renames it when complete, so a trainer killed mid-save leaves the
 previous checkpoint as the latest. The flat-path layout makes a checkpoint independent of how
 NNX/optax pytree nodes nest, and lets ``python -m prove_jax.export`` read params alone.
+
+Beside the step directories the checkpoint directory holds ``model.json`` and ``tokenizer/``
+(:mod:`prove_jax.model_record`, written by :meth:`Checkpointer.describe` when a stage starts), so
+the directory alone says what model its params belong to. :func:`load_model` is the one loader of
+a model directory — an HF directory, or a run / stage / ``checkpoints/`` directory — used by the
+export, the server, the benchmarks and the launcher's later stages: no launch config, and not
+the HF directory training started from. Checkpoints written before ``model.json`` existed load
+through the launch config in their metadata (:class:`~prove_jax.model_record.ModelSpec`), which
+still needs that run's tokenizer (and ``model.hf_dir``) where the run had them.
 """
 
 from __future__ import annotations
@@ -25,7 +34,23 @@ from typing import Any
 
 import jax
 import orbax.checkpoint as ocp
+from flax import nnx
+from jax.sharding import Mesh
 from jax.tree_util import DictKey, FlattenedIndexKey, GetAttrKey, SequenceKey
+
+from prove_jax.chat import ChatTokenizer, detect_family, get_template
+from prove_jax.model_record import (
+    ModelRecord,
+    ModelSpec,
+    describe,
+    open_tokenizer,
+    read_record,
+    write_record,
+)
+from prove_jax.models import Model, ModelConfig, abstract_model, load_hf, make_mesh, state_shardings
+
+STAGES_NEWEST_FIRST = ("grpo", "sft")
+"""When a run directory is given, the stage whose checkpoint is loaded (the last one trained)."""
 
 
 def _key_name(k: Any) -> str:
@@ -135,9 +160,15 @@ class Checkpointer:
         return unflatten(flat, like)
 
     def read_meta(self, step: int | None = None) -> dict[str, Any]:
+        """The ``meta`` item of checkpoint ``step`` (default: the newest), without the state."""
         step = self._step(step)
         out = self.manager.restore(step, args=ocp.args.Composite(meta=ocp.args.JsonRestore()))
         return dict(out["meta"])
+
+    def describe(self, record: ModelRecord, tokenizer_dir: str | Path) -> ModelRecord:
+        """Write ``model.json`` and a copy of ``tokenizer_dir``'s files beside the steps, so the
+        directory loads (:func:`load_model`) without the launch config or the original HF dir."""
+        return write_record(self.directory, record, copy_tokenizer_from=tokenizer_dir)
 
     def wait(self) -> None:
         self.manager.wait_until_finished()
@@ -150,3 +181,174 @@ class Checkpointer:
 def _is_abstract(tree: Any) -> bool:
     leaves = jax.tree.leaves(tree)
     return bool(leaves) and all(isinstance(x, jax.ShapeDtypeStruct) for x in leaves)
+
+
+# ---- loading a model directory ------------------------------------------------------------------
+def restore_model(config: ModelConfig, ckpt: Checkpointer, step: int, mesh: Mesh | None) -> Model:
+    """A model of ``config`` with the params of checkpoint ``step``, each restored directly into
+    its sharding on ``mesh``: no initial weights are loaded and nothing passes through one device."""
+    graphdef, abstract_state = nnx.split(abstract_model(config, mesh))
+    shardings = state_shardings(abstract_state, mesh, config.sharding_rules)
+    like = jax.tree.map(lambda a, s: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=s), abstract_state, shardings)
+    return nnx.merge(graphdef, ckpt.restore_params(like, step))
+
+
+def _has_checkpoint(directory: Path) -> bool:
+    """A committed Orbax step directory (an integer name; Orbax's temporary ones are not)."""
+    return directory.is_dir() and any(p.is_dir() and p.name.isdigit() for p in directory.iterdir())
+
+
+def resolve_checkpoint_dir(path: str | Path) -> Path:
+    """The ``checkpoints/`` directory that ``path`` (checkpoints, stage or run dir) designates.
+
+    Raises SystemExit naming what was looked at, so a wrong path fails before JAX starts work.
+    """
+    p = Path(path).resolve()
+    candidates = [p, p / "checkpoints", *(p / s / "checkpoints" for s in STAGES_NEWEST_FIRST)]
+    for c in candidates:
+        if _has_checkpoint(c):
+            return c
+    looked = ", ".join(str(c) for c in candidates)
+    raise SystemExit(f"no checkpoint found under {p} (looked in {looked})")
+
+
+def is_hf_dir(path: Path) -> bool:
+    """``config.json`` beside safetensors weights: a transformers-style model directory."""
+    return (path / "config.json").exists() and any(path.glob("*.safetensors"))
+
+
+@dataclasses.dataclass
+class LoadedModel:
+    """A model with the record and tokenizer of the directory it was loaded from."""
+
+    model: Model
+    record: ModelRecord
+    tokenizer: ChatTokenizer
+    tokenizer_dir: Path
+    """The folder holding the tokenizer and HF side files (an export copies them)."""
+    directory: Path
+    """The HF directory, or the ``checkpoints/`` directory the params came from."""
+    step: int | None = None
+    """The checkpoint step; None for an HF directory."""
+    legacy: bool = False
+    """Described by the launch config in the checkpoint's metadata (written before model.json)."""
+
+    @property
+    def source(self) -> str:
+        return str(self.directory) if self.step is None else f"{self.directory}@{self.step}"
+
+    @property
+    def name(self) -> str:
+        """``<dir>`` for an HF directory, ``<run>-<stage>-<step>`` for a checkpoint."""
+        if self.step is None:
+            return self.directory.name
+        return f"{self.directory.parent.parent.name}-{self.directory.parent.name}-{self.step}"
+
+
+def _mesh(spec: str) -> Mesh | None:
+    if not spec:
+        return None
+    try:
+        return make_mesh(spec)
+    except ValueError as exc:
+        raise SystemExit(f"cannot build the mesh {spec!r} on this machine ({exc}); pass --mesh "
+                         "(e.g. --mesh '' for one device)") from None
+
+
+_SHAPE_FIELDS = ("family", "vocab_size", "hidden_size", "intermediate_size", "num_layers", "num_heads",
+                 "num_kv_heads", "head_dim", "tie_word_embeddings", "qkv_bias", "o_bias", "mlp_bias", "qk_norm")
+
+
+def _check_shapes(config: ModelConfig, recorded: ModelConfig, where: Path) -> None:
+    """A caller's config (the launcher's, with its runtime options) must have the checkpoint's
+    parameter shapes; say which field differs rather than fail inside the Orbax restore."""
+    diff = {f: (getattr(config, f), getattr(recorded, f)) for f in _SHAPE_FIELDS
+            if getattr(config, f) != getattr(recorded, f)}
+    if diff:
+        raise ValueError(f"{where}: the model config differs from the checkpoint's in {diff} (given, recorded)")
+
+
+def _legacy_record(meta: dict[str, Any], ckpt_dir: Path, step: int) -> tuple[ModelRecord, ChatTokenizer, Path]:
+    """What a checkpoint without ``model.json`` is, from the launch config in its metadata."""
+    stored = meta.get("config")
+    if not stored:
+        raise SystemExit(f"checkpoint {ckpt_dir} step {step} has no model.json and no launch config in its "
+                         "metadata (meta['config']); it was not written by a training stage and cannot be loaded")
+    try:
+        spec = ModelSpec.from_stored(stored)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SystemExit(f"checkpoint {ckpt_dir} step {step}: its stored config does not parse: {exc!r}") from None
+    tokenizer_dir = spec.tokenizer_path(ckpt_dir.parent.parent)  # <run>/<stage>/checkpoints
+    if not (tokenizer_dir / "tokenizer.json").is_file() or (spec.hf_dir and not Path(spec.hf_dir).is_dir()):
+        raise SystemExit(f"checkpoint {ckpt_dir} was written before model.json existed: it needs the run's "
+                         f"tokenizer at {tokenizer_dir}" + (f" and model.hf_dir {spec.hf_dir}" if spec.hf_dir else "")
+                         + ", which are not there")
+    tokenizer = ChatTokenizer.from_dir(tokenizer_dir)
+    template = get_template(spec.chat_family(lambda: tokenizer), enable_thinking=False)
+    record = describe(spec.model_config(lambda: tokenizer), template, tokenizer, train_mesh=spec.mesh,
+                      origin=spec.origin)
+    return record, tokenizer, tokenizer_dir
+
+
+def load_checkpoint(path: str | Path, *, step: int | None = None, mesh: str | None = None,
+                    config: ModelConfig | None = None) -> LoadedModel:
+    """Checkpoint ``step`` (default: the newest) of ``path`` (a run, stage or ``checkpoints/``
+    directory), params restored straight into their shardings on ``mesh`` (a spec such as
+    ``"fsdp=4"``; default: the training mesh, ``""``: one device). ``config`` restores into the
+    caller's ModelConfig (same shapes, its own runtime options) instead of the recorded one.
+    Errors that a user can fix (no checkpoint, no such step) raise SystemExit naming them."""
+    ckpt_dir = resolve_checkpoint_dir(path)
+    ckpt = Checkpointer(ckpt_dir)
+    try:
+        chosen = ckpt.latest_step() if step is None else step
+        if chosen is None:
+            raise SystemExit(f"no checkpoint found in {ckpt_dir}")
+        if chosen not in ckpt.manager.all_steps():
+            raise SystemExit(f"{ckpt_dir} has no step {chosen} (steps: {ckpt.manager.all_steps()})")
+        record = read_record(ckpt_dir)
+        legacy = record is None
+        if record is None:
+            record, tokenizer, tokenizer_dir = _legacy_record(ckpt.read_meta(chosen), ckpt_dir, chosen)
+        else:
+            tokenizer, tokenizer_dir = open_tokenizer(ckpt_dir, record)
+        if config is not None:
+            _check_shapes(config, record.config, ckpt_dir)
+        model = restore_model(config or record.config, ckpt, chosen,
+                              _mesh(record.train_mesh if mesh is None else mesh))
+    finally:
+        ckpt.close()
+    return LoadedModel(model, record, tokenizer, tokenizer_dir, ckpt_dir, chosen, legacy)
+
+
+def load_hf_dir(path: str | Path, *, mesh: str | None = None, dtype: str | None = None) -> LoadedModel:
+    """An HF directory on one device (or ``mesh``). ``dtype`` sets activations and weights
+    (default: the dtypes its ``model.json`` records, else bfloat16). Without a ``model.json`` (a
+    model from elsewhere) the chat family is detected from the tokenizer (thinking off)."""
+    p = Path(path).resolve()
+    record = read_record(p)
+    if record is not None:
+        tokenizer, tokenizer_dir = open_tokenizer(p, record)
+    else:
+        tokenizer, tokenizer_dir = ChatTokenizer.from_dir(p), p
+    if dtype is None and record is not None:
+        model = load_hf(p, make_mesh(mesh) if mesh else None, dtype=record.config.dtype,
+                        param_dtype=record.config.param_dtype)
+    else:
+        model = load_hf(p, make_mesh(mesh) if mesh else None, dtype=dtype or "bfloat16")
+    if record is None:
+        template = get_template(detect_family(tokenizer.chat_template, tokenizer.added_tokens), enable_thinking=False)
+        record = describe(model.config, template, tokenizer, origin=f"hf:{p}")
+    return LoadedModel(model, record, tokenizer, tokenizer_dir, p)
+
+
+def load_model(path: str | Path, *, step: int | None = None, mesh: str | None = None, dtype: str | None = None,
+               config: ModelConfig | None = None) -> LoadedModel:
+    """The model of ``path``: an HF directory (:func:`load_hf_dir`; ``dtype`` applies), or a run,
+    stage or ``checkpoints/`` directory (:func:`load_checkpoint`; ``step`` and ``config`` apply,
+    the params keep the dtypes they trained in)."""
+    p = Path(path).expanduser().resolve()
+    if not p.exists():
+        raise SystemExit(f"{path}: no such directory")
+    if is_hf_dir(p):
+        return load_hf_dir(p, mesh=mesh, dtype=dtype)
+    return load_checkpoint(p, step=step, mesh=mesh, config=config)

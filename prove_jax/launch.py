@@ -66,6 +66,36 @@ def summarize(run: Any, results: dict[str, Any], seconds: dict[str, float]) -> d
     return out
 
 
+# What each column of the in-domain table measures, printed under it: the same numbers for every
+# model (e.g. "state" of a read-only example, which a model making no call matches) are otherwise
+# easy to misread as a bug or as progress.
+EVAL_LEGEND = (
+    ("tool reward", "mean total reward on tool examples (the run's reward: weighted val/cov/eff/name/arg)"),
+    ("success", "tool examples with every gold call made with all argument values, within the call budget"),
+    ("parsed", "assistant turns on tool examples holding a parsed <tool_call>"),
+    ("calls/ep", "calls made per tool example"),
+    ("state", "tool examples whose servers end in the gold replay's state (a read-only one matches with no call)"),
+    ("no-call reward", "the abstention term: no-call examples answered without a call (1 each, else 0)"),
+)
+
+
+def eval_table(table: dict[str, Any]) -> list[str]:
+    """The launcher's in-domain table: a line naming which examples each column averages over,
+    the header, one row per model, then what each column measures (numbers as ``summary.json``)."""
+    first: dict[str, Any] = next(iter(table.values()), {})
+    n_tool, n_none = first.get("n_tool"), first.get("n_no_call")
+    lines = [f"{'':<9}{'|---- tool examples (n=' + _fmt(n_tool) + ') ----|':^45}{'no-call (n=' + _fmt(n_none) + ')':>16}",
+             f"{'model':<9}{'tool reward':>12}{'success':>9}{'parsed':>8}{'calls/ep':>9}{'state':>7}"
+             f"{'no-call reward':>16}"]
+    for name, r in table.items():
+        lines.append(f"{name:<9}{_fmt(r['tool_reward']):>12}{_fmt(r['tool_success']):>9}"
+                     f"{_fmt(r['parsed_call_fraction']):>8}{_fmt(r['calls_per_episode']):>9}"
+                     f"{_fmt(r['final_state_match']):>7}{_fmt(r['no_call_reward']):>16}")
+    lines += [f"{col:>14}: {what}" for col, what in EVAL_LEGEND]
+    lines.append(f"{'':>16}tool examples: kinds conversation, clarification; no-call: abstention, irrelevance")
+    return lines
+
+
 def print_summary(run: Any, summary: dict[str, Any]) -> None:
     res = summary["stages"]
     print(f"\n== {summary['name']}: {', '.join(res)} in {summary['total_seconds']:.0f} s "
@@ -81,12 +111,8 @@ def print_summary(run: Any, summary: dict[str, Any]) -> None:
     table = res.get("eval")
     if isinstance(table, dict):
         print(f"In-domain eval (held-out, greedy; tool view: {summary['tool_view']}):")
-        print(f"  {'model':<9}{'tool reward':>12}{'success':>9}{'parsed':>8}{'calls/ep':>9}{'state':>7}"
-              f"{'no-call reward':>16}")
-        for name, r in table.items():
-            print(f"  {name:<9}{_fmt(r['tool_reward']):>12}{_fmt(r['tool_success']):>9}"
-                  f"{_fmt(r['parsed_call_fraction']):>8}{_fmt(r['calls_per_episode']):>9}"
-                  f"{_fmt(r['final_state_match']):>7}{_fmt(r['no_call_reward']):>16}")
+        for line in eval_table(table):
+            print(f"  {line}")
     if "past_untrained" in summary:
         p = summary["past_untrained"]
         verdict = "past the untrained model" if p["ok"] else "NOT past the untrained model"
@@ -106,7 +132,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     maybe_initialize(cfg.distributed)
     configure_host_allocator()  # XLA:CPU step temporaries stay mapped between steps (host_memory.py)
-    from prove_jax.pipeline.context import Run, write_json
+    from prove_jax.io_util import write_json
+    from prove_jax.pipeline.context import Run
     from prove_jax.pipeline.stages import STAGE_FNS
 
     run = Run(cfg)

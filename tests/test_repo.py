@@ -46,17 +46,133 @@ def _forbidden(package: str, prefixes: tuple[str, ...]) -> list[str]:
 
 
 def test_layering_rules() -> None:
-    """DESIGN.md: servers stand alone; rewards are pure; models/chat know nothing of env/rl."""
+    """DESIGN.md: servers stand alone; data never imports the training side; rewards are pure;
+    models/chat know nothing of env/rl and never import torch or transformers."""
     assert not _forbidden("servers", ("prove_jax", "data"))
+    assert not _forbidden("data", ("prove_jax.models", "prove_jax.engine", "prove_jax.rl"))
     assert not _forbidden("prove_jax/rewards", ("prove_jax.env", "prove_jax.engine", "prove_jax.models", "servers"))
     for pkg in ("prove_jax/models", "prove_jax/chat"):
         assert not _forbidden(pkg, ("prove_jax.env", "prove_jax.rewards", "prove_jax.rl", "servers", "torch",
                                     "transformers"))
 
 
+# ---- every package of prove_jax: which of ours it may import (WORKSPACE.md's map) ----------------------
+EVERYTHING = "everything"
+ALL_BUT_LAUNCH = "everything but launch"
+FOUNDATIONS = frozenset({"io_util", "yamlconf", "host_memory"})
+"""Small utilities that import nothing of ours: any layer but the pure ones may use them."""
+PURE = frozenset({"prove_jax", "rewards", "chat", "models", *FOUNDATIONS})
+LAYERS: dict[str, frozenset[str] | str] = {
+    # nothing of ours
+    "prove_jax": frozenset(),  # the package __init__
+    "io_util": frozenset(),
+    "yamlconf": frozenset(),
+    "host_memory": frozenset(),
+    "metrics": frozenset(),
+    "rewards": frozenset(),
+    "chat": frozenset(),
+    "models": frozenset(),
+    # a model directory that describes itself (model.json, tokenizer files, Orbax params)
+    "model_record": frozenset({"chat", "models"}),
+    "checkpoint": frozenset({"chat", "models", "model_record"}),
+    # policies in environments, and training them
+    "engine": frozenset({"models", "chat"}),
+    "cli": frozenset({"engine"}),  # flags from config dataclasses (the engine's among them)
+    "env": frozenset({"chat", "engine", "rewards", "servers"}),
+    "loaders": frozenset({"env"}),
+    "rl": frozenset({"models", "chat", "engine", "env", "rewards", "loaders", "checkpoint", "metrics"}),
+    "plan": frozenset({"config", "models", "model_record", "engine", "rl"}),
+    # on top: products of a run, used without the launcher
+    "export": frozenset({"checkpoint", "model_record", "models"}),
+    "serve": frozenset({"checkpoint", "model_record", "models", "chat", "engine", "cli"}),
+    "eval": frozenset({"serve", "checkpoint", "model_record", "models", "chat", "engine", "env", "rewards", "loaders",
+                       "cli"}),
+    # the launcher: the config composes every concern's section; only the pipeline and launch wire a run
+    "config": frozenset({"checkpoint", "env", "engine", "models", "rewards", "rl", "plan", "data", "servers"}),
+    "pipeline": ALL_BUT_LAUNCH,
+    "launch": EVERYTHING,
+}
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
+    ("prove_jax/config.py", "prove_jax.eval.indomain"):
+        "EvalConfig lives in eval/indomain.py (runtime code); config must not import eval: move the section "
+        "dataclasses (EvalConfig, BenchmarksConfig) to a module config may import",
+}
+
+
+def _unit(module: str) -> str | None:
+    """The package of ours a dotted module belongs to (``prove_jax.serve.load`` -> ``serve``)."""
+    parts = module.split(".")
+    if parts[0] in ("servers", "data"):
+        return parts[0]
+    if parts[0] != "prove_jax":
+        return None
+    return parts[1] if len(parts) > 1 else "prove_jax"
+
+
+def _file_unit(rel: str) -> str:
+    parts = Path(rel).with_suffix("").parts  # ("prove_jax", "serve", "load") / ("prove_jax", "export")
+    return "prove_jax" if parts[1:] == ("__init__",) else parts[1]
+
+
+def _layer_violations(imports: dict[str, set[str]]) -> tuple[list[str], set[tuple[str, str]]]:
+    """``imports``: repository-relative file -> modules it imports. Returns the imports the table
+    forbids (known exceptions left out) and the known exceptions that occurred."""
+    bad, seen = [], set()
+    for rel, mods in sorted(imports.items()):
+        unit = _file_unit(rel)
+        allowed = LAYERS.get(unit)
+        for mod in sorted(mods):
+            target = _unit(mod)
+            if target is None or target == unit or allowed == EVERYTHING:
+                continue
+            if allowed == ALL_BUT_LAUNCH and target != "launch":
+                continue
+            if isinstance(allowed, frozenset) and target in allowed:
+                continue
+            if unit not in PURE and target in FOUNDATIONS:
+                continue
+            if (rel, mod) in KNOWN_EXCEPTIONS:
+                seen.add((rel, mod))
+                continue
+            bad.append(f"{rel} ({unit}) imports {mod} ({target})")
+    return bad, seen
+
+
+def _prove_jax_imports() -> dict[str, set[str]]:
+    return {str(p.relative_to(ROOT)): _imports(p) for p in (ROOT / "prove_jax").rglob("*.py")}
+
+
+def test_every_package_imports_only_what_its_layer_allows() -> None:
+    """Export, serve and eval load a model directory without the launcher (no pipeline, no launch,
+    no launch config); nothing below the top imports eval, serve or launch."""
+    imports = _prove_jax_imports()
+    units = {_file_unit(rel) for rel in imports}
+    assert units == set(LAYERS), f"place these in LAYERS: {sorted(units - set(LAYERS))}; gone: {sorted(set(LAYERS) - units)}"
+    bad, seen = _layer_violations(imports)
+    assert not bad, "\n".join(bad)
+    stale = set(KNOWN_EXCEPTIONS) - seen
+    assert not stale, f"fixed, so delete from KNOWN_EXCEPTIONS: {sorted(stale)}"
+
+
+def test_the_layer_check_catches_an_upward_import() -> None:
+    """The table bites: an export or server that reached back into the launcher is reported."""
+    bad, _ = _layer_violations({"prove_jax/export.py": {"prove_jax.pipeline.context", "prove_jax.models"},
+                                "prove_jax/serve/load.py": {"prove_jax.launch", "prove_jax.checkpoint"},
+                                "prove_jax/config.py": {"prove_jax.eval.bfcl"},
+                                "prove_jax/pipeline/stages.py": {"prove_jax.launch", "prove_jax.eval"},
+                                "prove_jax/models/decoder.py": {"prove_jax.chat"}})
+    assert bad == ["prove_jax/config.py (config) imports prove_jax.eval.bfcl (eval)",
+                   "prove_jax/export.py (export) imports prove_jax.pipeline.context (pipeline)",
+                   "prove_jax/models/decoder.py (models) imports prove_jax.chat (chat)",
+                   "prove_jax/pipeline/stages.py (pipeline) imports prove_jax.launch (launch)",
+                   "prove_jax/serve/load.py (serve) imports prove_jax.launch (launch)"]
+
+
 def test_files_stay_small() -> None:
-    big = [f"{p.relative_to(ROOT)}: {n}" for p in ROOT.glob("[ps]*/**/*.py")
-           if ".venv" not in p.parts and (n := len(p.read_text().splitlines())) > 650]
+    """Files under ~600 lines in the shipped packages (the developers' guide)."""
+    files = [p for pkg in ("prove_jax", "servers", "data") for p in (ROOT / pkg).rglob("*.py")]
+    assert len(files) > 300
+    big = [f"{p.relative_to(ROOT)}: {n}" for p in files if (n := len(p.read_text().splitlines())) > 600]
     assert not big, big
 
 

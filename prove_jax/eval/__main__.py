@@ -1,14 +1,18 @@
-"""``python -m prove_jax.eval {bfcl,teval,tau2,all} ...`` — the paper's evaluations with one command.
+"""``python -m prove_jax.eval {bfcl,teval,tau2,indomain,all} ...`` — the paper's evaluations with one command.
 
-  bfcl   BFCL Multi-Turn (base, miss_func, miss_param, long_context) through bfcl-eval's checker
-  teval  T-Eval's six abilities from its data files (``--data DIR``)
-  tau2   τ²-bench through the user's ``tau2`` CLI against OpenAI-compatible endpoints
-  all    in-domain held-out eval + BFCL + (given data) T-Eval and τ² for one or more ``--model``
-         directories, then ``report.md`` / ``report.json`` in the paper's Table 3 layout
+  bfcl      BFCL Multi-Turn (base, miss_func, miss_param, long_context) through bfcl-eval's checker
+  teval     T-Eval's six abilities from its data files (``--data DIR --embedder DIR``)
+  tau2      τ²-bench through the user's ``tau2`` CLI against OpenAI-compatible endpoints
+  indomain  greedy held-out eval of a synthesized dataset (``--data DIR``) against live servers
+  all       in-domain + every enabled benchmark for one or more ``--model`` directories, then
+            ``report.md`` / ``report.json`` in the paper's Table 3 layout
 
 The policy is ``--model DIR`` (an HF directory or a training checkpoint, run on the JAX engine in
-this process) or, for bfcl/teval, ``--url http://host:port/v1 --served-model NAME`` (any
-OpenAI-compatible server, e.g. ``python -m prove_jax.serve``).
+this process), for bfcl/teval ``--url http://host:port/v1 --served-model NAME`` (any
+OpenAI-compatible server, e.g. ``python -m prove_jax.serve``), or ``--policy oracle`` (the
+benchmark's ground truth replayed through the same driver: it must score 100 %, which bounds
+the harness; BFCL has one). Every benchmark subcommand's settings flags are generated from its
+settings dataclass (:mod:`prove_jax.eval.benchmarks`), the engine flags from ``EngineConfig``.
 """
 
 from __future__ import annotations
@@ -18,86 +22,129 @@ import asyncio
 import dataclasses
 import json
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from prove_jax.serve.load import add_engine_args, engine_config
+from prove_jax.cli import add_dataclass_args, add_engine_args, dataclass_from_args, engine_from_args
+from prove_jax.engine.config import EngineConfig
+from prove_jax.eval.indomain import EvalConfig
+from prove_jax.eval.registry import BENCHMARKS, Benchmark, RunContext, all_benchmarks
+from prove_jax.eval.suite import BenchmarksConfig
+
+# Engine shapes for evaluation (the rest are EngineConfig's defaults): BFCL's long-context entries
+# need 16k tokens, and a benchmark keeps many items in flight. min_chunk follows a smaller --max-chunk.
+EVAL_ENGINE = EngineConfig(slots=16, max_len=16384, max_chunk=512, prefill_rows=4)
+# In-domain turns on the CLI are benchmark-length (BFCL's per-message cap); the launcher's default is 512.
+CLI_INDOMAIN = EvalConfig(max_new_tokens=1024)
+INDOMAIN_SKIP = ("benchmarks",)  # the suite's settings are `eval all`'s own flags
 
 
-def _policy_args(p: argparse.ArgumentParser, *, multiple: bool = False) -> None:
-    if multiple:
-        p.add_argument("--model", action="append", required=True, help="model dir (repeat: one report row each)")
-    else:
-        p.add_argument("--model", default=None, help="HF directory or training run/stage/checkpoints directory")
-        p.add_argument("--url", default=None, help="an OpenAI-compatible /v1 URL instead of --model")
-        p.add_argument("--served-model", default=None, help="model name at --url")
-    p.add_argument("--name", action="append", default=None, help="display name per --model (default: dir name)")
-    add_engine_args(p, slots=16, max_len=16384)
-    p.add_argument("--dtype", default="bfloat16")
-    p.add_argument("--mesh", default=None, help="mesh spec, e.g. 'tensor=2' (default: one device)")
-    p.add_argument("--concurrency", type=int, default=32, help="benchmark items in flight")
-    p.add_argument("--out", default="runs/eval", help="output directory")
+def _field(default: Any = None, **meta: Any) -> Any:
+    return dataclasses.field(default=default, metadata=meta)
 
 
-async def _with_policy(args: argparse.Namespace, fn: Any) -> Any:
-    """Run ``fn(client, name)`` with the policy ``args`` name (engine in-process, or a URL)."""
+@dataclasses.dataclass(frozen=True)
+class PolicyOptions:
+    """Which policy answers, how it is loaded, and where results go (every subcommand but tau2)."""
+
+    model: str | None = None  # HF directory or training run/stage/checkpoints directory
+    url: str | None = None  # an OpenAI-compatible /v1 URL instead of --model
+    served_model: str | None = None  # model name at --url
+    policy: str | None = _field(choices=("oracle",), help="oracle: replay the benchmark's ground truth "
+                                "through the same driver instead of a model (bfcl)")
+    name: tuple[str, ...] = _field((), repeat=True, help="display name (eval all: one per --model)")
+    dtype: str = "bfloat16"  # parameter dtype of an HF directory (a checkpoint keeps its own)
+    mesh: str | None = None  # mesh spec, e.g. 'tensor=2' (default: one device)
+    out: str = "runs/eval"  # output directory
+
+
+def _policy_args(p: argparse.ArgumentParser, kind: str) -> None:
+    """``kind``: "client" (any policy), "engine" (a --model on this engine), "models" (repeated
+    --model). ``--policy`` is everywhere, so asking for an oracle a command lacks says so."""
+    skip = {"client": (), "engine": ("url", "served_model"), "models": ("model", "url", "served_model")}[kind]
+    g = p.add_argument_group("policy")
+    if kind == "models":  # the one flag eval all spells differently: one report row per --model
+        g.add_argument("--model", action="append", help="model dir (repeat: one report row each)")
+    add_dataclass_args(g, PolicyOptions, skip=skip)
+    add_engine_args(p.add_argument_group("engine"), EVAL_ENGINE)
+
+
+def engine_config(args: argparse.Namespace) -> EngineConfig:
+    """The engine of the parsed flags (``min_chunk`` no larger than ``--max-chunk``)."""
+    return engine_from_args(args, EVAL_ENGINE)
+
+
+def _no_oracle(what: str) -> SystemExit:
+    have = [b.name for b in all_benchmarks() if b.oracle is not None]
+    return SystemExit(f"--policy oracle: {what} has no oracle (ground-truth replay); benchmarks with one: {have}")
+
+
+async def _with_policy(args: argparse.Namespace, bench: Benchmark,
+                       fn: Callable[[Any, str], Awaitable[Any]]) -> Any:
+    """Run ``fn(client, name)`` with the policy ``args`` name: the oracle, a URL, or the engine."""
     from prove_jax.serve import EngineChat, OpenAIChat, load_policy
 
+    name = args.name[0] if args.name else None
+    if args.policy == "oracle":
+        if bench.oracle is None:
+            raise _no_oracle(bench.name)
+        if args.model or args.url:
+            raise SystemExit("--policy oracle replaces --model / --url: give one of them")
+        return await fn(bench.oracle(), name or "oracle")
     if args.url:
         if not args.served_model:
             raise SystemExit("--url needs --served-model")
         async with OpenAIChat(args.url, args.served_model) as client:
             return await fn(client, args.served_model)
     if not args.model:
-        raise SystemExit("give --model DIR or --url URL")
-    name = args.name[0] if args.name else None
+        raise SystemExit("give --model DIR, --url URL or --policy oracle")
     policy = load_policy(args.model, dtype=args.dtype, mesh=args.mesh, name=name)
     engine = policy.engine(engine_config(args))
     async with engine:
         return await fn(EngineChat(engine, policy.template, policy.tokenizer), policy.name)
 
 
-def cmd_bfcl(args: argparse.Namespace) -> dict[str, Any]:
-    from prove_jax.eval import bfcl
-
-    cfg = bfcl.BfclConfig(categories=tuple(args.categories), limit=args.limit, max_tokens=args.max_tokens,
-                          concurrency=args.concurrency, workers=args.workers)
+def cmd_benchmark(bench: Benchmark, args: argparse.Namespace) -> dict[str, Any]:
+    """One registered benchmark for one policy; prints its brief summary as one JSON line."""
+    settings = dataclass_from_args(bench.settings, args, defaults=bench.cli_defaults, skip=bench.cli_skip)
     out = Path(args.out)
-    bfcl.bfcl_root(out)
-    summary = asyncio.run(_with_policy(args, lambda client, name: bfcl.evaluate(client, out, name, cfg)))
-    print(json.dumps({c: round(v["accuracy"] * 100, 2) for c, v in summary["categories"].items()}
-                     | {"overall": round(summary["overall"] * 100, 2), "wall_s": summary["wall_s"]}))
-    return summary
+    if bench.prepare is not None:
+        bench.prepare(out)
+
+    async def go(client: Any, name: str) -> dict[str, Any]:
+        ctx = RunContext(client=client, name=name, out_dir=out, url=args.url, served_name=args.served_model)
+        return await bench.run(settings, ctx)
+
+    result = asyncio.run(_with_policy(args, bench, go))
+    print(json.dumps(bench.brief(result)))
+    return result
 
 
-def cmd_teval(args: argparse.Namespace) -> dict[str, Any]:
-    from prove_jax.eval.teval import build_embedder, run_teval
+def _suite_defaults() -> Any:
+    """``eval all`` starts from each benchmark's ``cli_default`` (BFCL on), the launcher from its
+    ``suite_default`` (all off)."""
+    return BenchmarksConfig(**{b.name: b.cli_defaults for b in all_benchmarks()})
 
-    embedder = build_embedder(args.embedder)
-    res = asyncio.run(_with_policy(args, lambda client, name: run_teval(
-        client, args.data, out_dir=Path(args.out), embedder=embedder, limit=args.limit,
-        concurrency=args.concurrency, subset=args.subset)))
-    print(json.dumps({k: res.get(k) for k in ("overall", "instruct", "plan", "reason", "retrieve", "understand",
-                                               "review")}))
-    return res
+
+def _suite_skip() -> tuple[str, ...]:
+    return tuple(f"{b.name}.{f}" for b in all_benchmarks() for f in b.suite_skip)
 
 
 def cmd_all(args: argparse.Namespace) -> Path:
     from prove_jax.eval.report import write_report
-    from prove_jax.eval.suite import BenchmarksConfig
-    from prove_jax.pipeline.context import write_json
+    from prove_jax.io_util import write_json
 
-    bench = BenchmarksConfig(
-        bfcl=not args.no_bfcl, bfcl_limit=args.bfcl_limit, bfcl_max_tokens=args.max_tokens,
-        teval_data=args.teval_data, teval_embedder=args.teval_embedder, teval_limit=args.teval_limit,
-        tau2_domains=tuple(args.tau2_domains or ()), tau2_trials=args.tau2_trials, tau2_user_url=args.tau2_user_url,
-        tau2_user_model=args.tau2_user_model, tau2_num_tasks=args.tau2_num_tasks,
-        tau2_executable=args.tau2_executable, tau2_python=args.tau2_python, concurrency=args.concurrency)
+    bench = dataclass_from_args(BenchmarksConfig, args, defaults=_suite_defaults(), skip=_suite_skip())
+    indomain = dataclass_from_args(EvalConfig, args, defaults=CLI_INDOMAIN, prefix="indomain", skip=INDOMAIN_SKIP)
     out = Path(args.out)
+    for b in all_benchmarks():
+        if b.prepare is not None and getattr(bench, b.name).enabled:
+            b.prepare(out)
     rows = []
     names = args.name or []
     for i, model_dir in enumerate(args.model):
-        row = evaluate_model(model_dir, names[i] if i < len(names) else None, out, bench, args)
+        row = evaluate_model(model_dir, names[i] if i < len(names) else None, out, bench, indomain, args)
         write_json(out / row["model"] / "results.json", row)
         rows.append(row)
     path = write_report(rows, out)
@@ -105,9 +152,9 @@ def cmd_all(args: argparse.Namespace) -> Path:
     return path
 
 
-def evaluate_model(model_dir: str, name: str | None, out: Path, bench: Any, args: argparse.Namespace) -> dict[str, Any]:
+def evaluate_model(model_dir: str, name: str | None, out: Path, bench: Any, indomain: EvalConfig,
+                   args: argparse.Namespace) -> dict[str, Any]:
     """Every evaluation of one model directory; returns its report row."""
-    from prove_jax.eval import bfcl
     from prove_jax.eval.suite import run_benchmarks, served
     from prove_jax.serve import EngineChat, OpenAIChat, load_policy
 
@@ -115,96 +162,109 @@ def evaluate_model(model_dir: str, name: str | None, out: Path, bench: Any, args
     engine = policy.engine(engine_config(args))
     chat = EngineChat(engine, policy.template, policy.tokenizer)
     mdir = out / policy.name
-    if bench.bfcl:
-        bfcl.bfcl_root(out)
     row: dict[str, Any] = {"model": policy.name, "source": policy.source}
 
     async def in_process() -> None:
         async with engine:
             if args.data:
-                row["in_domain"] = await in_domain(engine, policy, args)
-            local = dataclasses.replace(bench, tau2_domains=())  # τ² needs HTTP: served below
+                row["in_domain"] = await in_domain(engine, policy, args.data, indomain)
+            local = bench.local()  # the benchmarks that need HTTP are served below
             if local.any:
                 row.update(await run_benchmarks(chat, policy.name, mdir, local))
 
     asyncio.run(in_process())
-    if bench.tau2_domains:
+    remote = bench.over_http()
+    if remote.any:
         with served(engine, chat, policy.name) as url:
-            async def tau() -> dict[str, Any]:
+            async def over_http() -> dict[str, Any]:
                 async with OpenAIChat(url, policy.name) as client:
-                    only = dataclasses.replace(bench, bfcl=False, teval_data=None)
-                    return await run_benchmarks(client, policy.name, mdir, only, url=url, served_name=policy.name)
+                    return await run_benchmarks(client, policy.name, mdir, remote, url=url, served_name=policy.name)
 
-            row.update(asyncio.run(tau()))
+            row.update(asyncio.run(over_http()))
     return row
 
 
-async def in_domain(engine: Any, policy: Any, args: argparse.Namespace) -> dict[str, Any]:
+async def in_domain(engine: Any, policy: Any, data: str, cfg: EvalConfig) -> dict[str, Any]:
     """The held-out split of a synthesized dataset, greedy, against in-process live servers."""
     from prove_jax.env import EpisodeConfig, MCPPool
-    from prove_jax.eval.indomain import EvalConfig, evaluate
+    from prove_jax.eval.indomain import evaluate
     from prove_jax.loaders import load_split
 
-    examples = load_split(args.data, args.split, None, limit=args.indomain_limit)
+    examples = load_split(data, cfg.split, None, limit=cfg.limit)
     domains = sorted({s for ex in examples for s in ex["servers"]})
     episode = EpisodeConfig(max_tokens=engine.config.max_len)
     async with MCPPool.from_spec(domains, "inprocess") as pool:
-        return await evaluate(engine, pool, examples, policy.template, policy.tokenizer, episode,
-                              EvalConfig(split=args.split, max_new_tokens=args.max_tokens))
+        return await evaluate(engine, pool, examples, policy.template, policy.tokenizer, episode, cfg)
+
+
+def cmd_indomain(args: argparse.Namespace) -> dict[str, Any]:
+    """The in-domain eval alone for one ``--model``; writes ``OUT/<model>/in_domain.json``."""
+    from prove_jax.io_util import write_json
+    from prove_jax.serve import load_policy
+
+    cfg = dataclass_from_args(EvalConfig, args, defaults=CLI_INDOMAIN, skip=INDOMAIN_SKIP)
+    policy = load_policy(args.model, dtype=args.dtype, mesh=args.mesh, name=args.name[0] if args.name else None)
+    engine = policy.engine(engine_config(args))
+
+    async def go() -> dict[str, Any]:
+        async with engine:
+            return await in_domain(engine, policy, args.data, cfg)
+
+    res = {"model": policy.name, "source": policy.source, **asyncio.run(go())}
+    write_json(Path(args.out) / policy.name / "in_domain.json", res)
+    keys = ("n", "reward", "success", "parsed_call_fraction", "calls_per_episode", "final_state_match")
+    print(json.dumps({g: {k: (res[g] or {}).get(k) for k in keys} for g in ("tool", "no_call")}))
+    return res
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m prove_jax.eval", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("bfcl", help="BFCL Multi-Turn through bfcl-eval")
-    _policy_args(b)
-    from prove_jax.eval.bfcl import CATEGORIES
-
-    b.add_argument("--categories", nargs="+", default=list(CATEGORIES), choices=CATEGORIES)
-    b.add_argument("--limit", type=int, default=None, help="first N entries per category")
-    b.add_argument("--max-tokens", type=int, default=1024, help="per assistant message")
-    b.add_argument("--workers", type=int, default=2, help="executor processes")
-    t = sub.add_parser("teval", help="T-Eval from its data files")
-    _policy_args(t)
-    t.add_argument("--data", required=True, help="directory with T-Eval's JSON files")
-    t.add_argument("--embedder", required=True, help="local sentence-embedding model dir (all-mpnet-base-v2)")
-    t.add_argument("--limit", type=int, default=None, help="first N samples per file")
-    t.add_argument("--subset", action="store_true", help="use the *_subset files")
-    sub.add_parser("tau2", help="τ²-bench via the tau2 CLI (see python -m prove_jax.eval tau2 --help)",
-                   add_help=False)
+    for b in all_benchmarks():
+        if b.main is not None:  # a CLI of its own: main() hands it the arguments
+            sub.add_parser(b.name, help=b.title, add_help=False)
+            continue
+        s = sub.add_parser(b.name, help=b.title)
+        _policy_args(s, "client")
+        add_dataclass_args(s.add_argument_group(f"{b.name} settings"), b.settings, defaults=b.cli_defaults,
+                           skip=b.cli_skip, required=b.required)
+    i = sub.add_parser("indomain", help="greedy held-out eval of a synthesized dataset against live servers")
+    _policy_args(i, "engine")
+    i.add_argument("--data", required=True, help="synthesized dataset dir (python -m data.build --out DIR)")
+    add_dataclass_args(i.add_argument_group("in-domain settings"), EvalConfig, defaults=CLI_INDOMAIN,
+                       skip=INDOMAIN_SKIP)
     a = sub.add_parser("all", help="every evaluation for one or more models, one report")
-    _policy_args(a, multiple=True)
-    a.add_argument("--data", default=None, help="synthesized dataset dir for the in-domain eval")
-    a.add_argument("--split", default="test")
-    a.add_argument("--indomain-limit", type=int, default=None)
-    a.add_argument("--max-tokens", type=int, default=1024)
-    a.add_argument("--no-bfcl", action="store_true")
-    a.add_argument("--bfcl-limit", type=int, default=None)
-    a.add_argument("--teval-data", default=None)
-    a.add_argument("--teval-embedder", default=None)
-    a.add_argument("--teval-limit", type=int, default=None)
-    a.add_argument("--tau2-domains", nargs="*", default=None)
-    a.add_argument("--tau2-trials", type=int, default=4)
-    a.add_argument("--tau2-user-url", default=None)
-    a.add_argument("--tau2-user-model", default=None)
-    a.add_argument("--tau2-num-tasks", type=int, default=None)
-    a.add_argument("--tau2-executable", default="tau2", help="the tau2 CLI (installed from its repository)")
-    a.add_argument("--tau2-python", default=None, help="run tau2 as `PY -m tau2.cli` (another venv)")
+    _policy_args(a, "models")
+    a.add_argument("--data", default=None, help="synthesized dataset dir for the in-domain eval (none: skipped)")
+    add_dataclass_args(a.add_argument_group("in-domain settings"), EvalConfig, defaults=CLI_INDOMAIN,
+                       prefix="indomain", skip=INDOMAIN_SKIP)
+    add_dataclass_args(a.add_argument_group("benchmark settings (--<benchmark>-<setting>)"), BenchmarksConfig,
+                       defaults=_suite_defaults(), skip=_suite_skip())
     return p.parse_args(argv)
 
 
 def main(argv: list[str] | None = None) -> Any:
     argv = sys.argv[1:] if argv is None else argv
-    if argv[:1] == ["tau2"]:
-        from prove_jax.eval import tau2
-
-        raise SystemExit(tau2.main(argv[1:]))
+    own = BENCHMARKS.get(argv[0]) if argv else None
+    if own is not None and own.main is not None:
+        if "--policy" in argv and own.oracle is None:
+            raise _no_oracle(own.name)
+        raise SystemExit(own.main(argv[1:]))
     args = parse(argv)
+    if args.cmd in ("indomain", "all"):
+        if args.policy == "oracle":
+            raise _no_oracle(f"`{args.cmd}`")
+        if not args.model:
+            raise SystemExit(f"{args.cmd}: give --model DIR")
     from prove_jax.host_memory import configure_host_allocator
 
     configure_host_allocator()
-    return {"bfcl": cmd_bfcl, "teval": cmd_teval, "all": cmd_all}[args.cmd](args)
+    if args.cmd == "all":
+        return cmd_all(args)
+    if args.cmd == "indomain":
+        return cmd_indomain(args)
+    return cmd_benchmark(BENCHMARKS[args.cmd], args)
 
 
 if __name__ == "__main__":

@@ -162,10 +162,15 @@ class Workers:
 # ---- one entry --------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class BfclConfig:
-    categories: tuple[str, ...] = CATEGORIES
+    """BFCL's settings: the ``bfcl`` subcommand's flags, ``eval all``'s ``--bfcl-*`` and the
+    launcher's ``eval.benchmarks.bfcl`` (:mod:`prove_jax.cli` generates the flags from here)."""
+
+    enabled: bool = False  # run it in the suite (eval all, the launcher's eval stage)
+    categories: tuple[str, ...] = dataclasses.field(default=CATEGORIES, metadata={
+        "choices": CATEGORIES, "help": "multi-turn categories to play"})
     limit: int | None = None  # first N entries of each category (None: all 200)
     max_tokens: int | None = 1024  # per assistant message
-    temperature: float = 0.0
+    temperature: float = 0.0  # sampling temperature of the policy (0: greedy)
     concurrency: int = 32  # entries in flight (the engine batches their requests)
     workers: int = 2  # executor processes
     step_timeout: float = 60.0  # seconds for one step's calls in the executor
@@ -374,3 +379,20 @@ class OracleChat:
             tool_calls.append({"id": f"call_{turn}_{k}", "type": "function",
                                "function": {"name": name, "arguments": json.dumps(args)}})
         return ChatReply(content="", tool_calls=tool_calls, finish_reason="tool_calls")
+
+
+def oracle() -> Callable[[Mapping[str, Any]], OracleChat]:
+    """A per-entry policy factory replaying each entry's ground truth (``eval bfcl --policy
+    oracle``): it must score 100 %, which bounds the harness. Truth is loaded per category on
+    first use (after :func:`evaluate` has set ``BFCL_PROJECT_ROOT``)."""
+    truths: dict[str, list[list[str]]] = {}
+    loaded: set[str] = set()
+
+    def make(entry: Mapping[str, Any]) -> OracleChat:
+        category = str(entry["id"]).rsplit("_", 1)[0]
+        if category not in loaded:
+            truths.update({g["id"]: g["ground_truth"] for g in _bfcl().truth(category)})
+            loaded.add(category)
+        return OracleChat(truths[entry["id"]])
+
+    return make

@@ -69,10 +69,12 @@ def summarize(rollouts: Sequence[Mapping[str, Any]], state_match: Sequence[bool 
 
 @dataclasses.dataclass(frozen=True)
 class EvalConfig:
-    split: str = "test"
+    """The in-domain eval (launcher ``eval:`` section; ``eval indomain`` / ``eval all`` flags)."""
+
+    split: str = "test"  # held-out split of the dataset
     limit: int | None = None  # at most this many held-out examples (None: the whole split)
     max_new_tokens: int = 512  # per assistant turn (greedy)
-    final_state: bool = True
+    final_state: bool = True  # compare the servers' end state with the gold replay's (final_state_match)
     # external benchmarks run by the launcher's eval stage for every model (prove_jax.eval.suite)
     benchmarks: BenchmarksConfig = dataclasses.field(default_factory=BenchmarksConfig)
 

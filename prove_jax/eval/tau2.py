@@ -63,6 +63,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from prove_jax.cli import add_dataclass_args, dataclass_from_args
 from prove_jax.eval.tau2_results import (  # noqa: F401 - re-exported: tau2.read_results etc.
     INFRA_ERROR,
     SUCCESS_TOL,
@@ -82,33 +83,50 @@ SHIM_NAME = "_tau2_judge_shim.py"
 SUMMARY_NAME = "tau2.json"
 
 
+def _opt(default: Any = None, **meta: Any) -> Any:
+    """A field with command-line metadata (help, flag, aliases, choices) for :mod:`prove_jax.cli`."""
+    return dataclasses.field(default=default, metadata=meta)
+
+
 @dataclasses.dataclass
 class Tau2Config:
-    """One τ² evaluation. ``*_base_url`` None means tau2's own provider routing (e.g. OpenAI)."""
+    """One τ² evaluation. ``*_base_url`` None means tau2's own provider routing (e.g. OpenAI).
 
-    domains: tuple[str, ...] = PAPER_DOMAINS
-    num_trials: int = LEADERBOARD_TRIALS
-    agent_model: str = "agent"
-    agent_base_url: str | None = "http://127.0.0.1:8000/v1"
-    user_model: str | None = None  # None: the agent's model and endpoint
-    user_base_url: str | None = None
-    judge_model: str | None = None  # None: same as the user simulator
-    judge_base_url: str | None = None
-    max_concurrency: int = 4
-    task_split: str = "base"  # tau2 splits: base (full), test, train; telecom also "small" (20)
-    num_tasks: int | None = None
-    task_ids: tuple[str, ...] = ()
-    max_steps: int = 200
-    max_errors: int = 10
-    seed: int = 300
-    temperature: float = 0.0
-    api_key: str = "EMPTY"
-    tau2_executable: str = "tau2"
-    tau2_python: str | None = None  # run tau2 as `PY -m tau2.cli` (or through the judge shim)
+    The one definition of τ²'s settings: the ``tau2`` subcommand's flags, ``eval all``'s
+    ``--tau2-*`` flags and the launcher's ``eval.benchmarks.tau2`` section are generated from it.
+    """
+
+    domains: tuple[str, ...] = PAPER_DOMAINS  # tau2 domains, one `tau2 run` each (in the suite, empty: off)
+    num_trials: int = _opt(LEADERBOARD_TRIALS, aliases=("trials",), help="trials per task (leaderboard: 4)")
+    agent_model: str = _opt("agent", help="served name of the policy")
+    agent_base_url: str | None = _opt("http://127.0.0.1:8000/v1", help="'none': tau2's own provider routing")
+    user_model: str | None = _opt(help="user simulator (default: the agent's model and endpoint); a model given "
+                                       "without a user base URL goes through tau2's own provider routing")
+    user_base_url: str | None = _opt(aliases=("user-url",), help="the user simulator's /v1 URL")
+    judge_model: str | None = _opt(help="NL-assertion judge (default: the user simulator); a model given without "
+                                        "a judge base URL goes through tau2's own provider routing")
+    judge_base_url: str | None = None  # the judge's /v1 URL
+    max_concurrency: int = 4  # simulations in flight per domain (tau2 --max-concurrency)
+    task_split: str = "base"  # tau2 --task-split-name: base (full) | test | train; telecom also small (20)
+    num_tasks: int | None = None  # first N tasks per domain (None: all)
+    task_ids: tuple[str, ...] = ()  # only these task ids
+    max_steps: int = 200  # tau2 --max-steps per simulation
+    max_errors: int = 10  # tau2 --max-errors per simulation
+    seed: int = 300  # tau2 --seed
+    temperature: float = 0.0  # agent and user sampling temperature
+    api_key: str = _opt("EMPTY", cli=False)  # sent to OpenAI-compatible endpoints (never a flag)
+    tau2_executable: str = "tau2"  # the tau2 CLI (installed from its repository)
+    tau2_python: str | None = None  # run tau2 as `PY -m tau2.cli` (or the judge shim) from another environment
     tau2_data_dir: str | None = None  # exported as TAU2_DATA_DIR
-    resume: bool = False  # pass --auto-resume; otherwise existing results are an error
-    infra_errors: str = "fail"  # "fail": a failed trial; "exclude": dropped, as tau2's code intends
-    domain_timeout_s: float | None = None
+    resume: bool = False  # continue existing results (tau2 --auto-resume); otherwise they are an error
+    infra_errors: str = _opt("fail", choices=("fail", "exclude"), help="infrastructure_error simulations: "
+                             "failed trials (fail) or dropped, as tau2's code intends (exclude)")
+    domain_timeout_s: float | None = _opt(flag="domain-timeout", help="seconds per domain")
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the suite runs τ² (``eval all``, the launcher): some domain is named."""
+        return bool(self.domains)
 
     def user(self) -> tuple[str, str | None]:
         """(model, base_url) of the user simulator; unset: the agent's own model and endpoint."""
@@ -443,58 +461,31 @@ def served(model_dir: str, port: int, name: str, **kw: Any) -> Iterator[str]:
 # ---- CLI ----------------------------------------------------------------------------------------
 
 
+@dataclasses.dataclass(frozen=True)
+class Tau2Cli:
+    """What the ``tau2`` subcommand does besides :class:`Tau2Config`: where results go and which
+    servers it starts itself (``--model DIR`` serves the policy for the run)."""
+
+    out_dir: str = _opt(dataclasses.MISSING, aliases=("out",),
+                        help="results go to OUT/<domain>/, the summary to OUT/tau2.json")
+    summarize_only: bool = False  # only re-read OUT/<domain>/results.json
+    serve_agent: str | None = _opt(aliases=("model",), metavar="MODEL_DIR", help="start prove_jax.serve for it")
+    agent_port: int = 8000  # port of the agent server started for --serve-agent
+    serve_user: str | None = _opt(metavar="MODEL_DIR", help="start a user-simulator server for it")
+    user_port: int = 8001  # port of the user-simulator server
+    serve_args: str = ""  # extra prove_jax.serve arguments, one string
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    d = Tau2Config()
     p = argparse.ArgumentParser(prog="python -m prove_jax.eval tau2", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out-dir", required=True, help="results go to OUT/<domain>/, the summary to OUT/tau2.json")
-    p.add_argument("--domains", nargs="+", default=list(d.domains))
-    p.add_argument("--num-trials", type=int, default=d.num_trials)
-    p.add_argument("--task-split", default=d.task_split, help="tau2 --task-split-name: base | test | train | small")
-    p.add_argument("--num-tasks", type=int, default=None)
-    p.add_argument("--task-ids", nargs="+", default=[])
-    p.add_argument("--max-concurrency", type=int, default=d.max_concurrency)
-    p.add_argument("--max-steps", type=int, default=d.max_steps)
-    p.add_argument("--max-errors", type=int, default=d.max_errors)
-    p.add_argument("--seed", type=int, default=d.seed)
-    p.add_argument("--temperature", type=float, default=d.temperature)
-    p.add_argument("--agent-model", default=d.agent_model, help="served name of the policy")
-    p.add_argument("--agent-base-url", default=d.agent_base_url, help="'none': tau2's own provider routing")
-    p.add_argument("--user-model", default=None, help="user simulator (default: the agent's model and "
-                   "endpoint); a model given without --user-base-url goes through tau2's own provider routing")
-    p.add_argument("--user-base-url", default=None)
-    p.add_argument("--judge-model", default=None, help="NL-assertion judge (default: the user simulator); "
-                   "a model given without --judge-base-url goes through tau2's own provider routing")
-    p.add_argument("--judge-base-url", default=None)
-    p.add_argument("--tau2-executable", default=d.tau2_executable)
-    p.add_argument("--tau2-python", default=None, help="Python of the env where tau2 is installed")
-    p.add_argument("--tau2-data-dir", default=None, help="exported as TAU2_DATA_DIR")
-    p.add_argument("--resume", action="store_true", help="continue existing results (tau2 --auto-resume)")
-    p.add_argument("--infra-errors", choices=("fail", "exclude"), default=d.infra_errors,
-                   help="infrastructure_error simulations: failed trials (default) or dropped")
-    p.add_argument("--domain-timeout", type=float, default=None, help="seconds per domain")
-    p.add_argument("--summarize-only", action="store_true", help="only re-read OUT/<domain>/results.json")
-    p.add_argument("--serve-agent", default=None, metavar="MODEL_DIR", help="start prove_jax.serve for it")
-    p.add_argument("--agent-port", type=int, default=8000)
-    p.add_argument("--serve-user", default=None, metavar="MODEL_DIR", help="start a user-simulator server")
-    p.add_argument("--user-port", type=int, default=8001)
-    p.add_argument("--serve-args", default="", help="extra prove_jax.serve arguments, one string")
+    add_dataclass_args(p, Tau2Cli)
+    add_dataclass_args(p, Tau2Config)
     return p.parse_args(argv)
 
 
-def _url(v: str | None) -> str | None:
-    return None if v is None or v.lower() == "none" else v
-
-
 def config_from_args(a: argparse.Namespace) -> Tau2Config:
-    return Tau2Config(
-        domains=tuple(a.domains), num_trials=a.num_trials, agent_model=a.agent_model,
-        agent_base_url=_url(a.agent_base_url), user_model=a.user_model, user_base_url=_url(a.user_base_url),
-        judge_model=a.judge_model, judge_base_url=_url(a.judge_base_url), max_concurrency=a.max_concurrency,
-        task_split=a.task_split, num_tasks=a.num_tasks, task_ids=tuple(a.task_ids), max_steps=a.max_steps,
-        max_errors=a.max_errors, seed=a.seed, temperature=a.temperature, tau2_executable=a.tau2_executable,
-        tau2_python=a.tau2_python, tau2_data_dir=a.tau2_data_dir, resume=a.resume, infra_errors=a.infra_errors,
-        domain_timeout_s=a.domain_timeout)
+    return dataclass_from_args(Tau2Config, a)
 
 
 def summarize_dir(cfg: Tau2Config, out_dir: str | Path) -> dict[str, Any]:

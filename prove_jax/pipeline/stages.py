@@ -10,13 +10,14 @@ dict that the launcher prints.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import time
 from typing import Any
 
 import jax
 
-from prove_jax.pipeline.context import Run, read_json, write_json
+from prove_jax.checkpoint import load_checkpoint
+from prove_jax.io_util import read_json, write_json
+from prove_jax.pipeline.context import Run
 from prove_jax.rl.loop import StageRunner
 
 
@@ -92,6 +93,7 @@ SFT_PANELS = {"loss": ["loss"], "speed": ["speed/tokens_per_s"]}
 
 def sft(run: Run) -> dict[str, Any]:
     from prove_jax.loaders import load_split
+    from prove_jax.rl.caps import UNCAPPED, completed_lengths
     from prove_jax.rl.objectives import SFTObjective
     from prove_jax.rl.sft import gold_rollouts, gold_rows, train_sft
     from prove_jax.rl.step import Trainer
@@ -106,17 +108,18 @@ def sft(run: Run) -> dict[str, Any]:
     async def replay() -> list[dict[str, Any]]:
         async with run.pool() as pool:
             return await gold_rollouts(examples, pool, run.template, run.tokenizer,
-                                       run.episode_config(max_tokens=10**9))
+                                       run.episode_config(max_tokens=UNCAPPED))
 
     ros = asyncio.run(replay())
-    caps = run.caps([len(r["tokens"]) for r in ros if not r["failed"]])
-    rows, dropped = gold_rows(ros, caps["max_tokens"])
+    caps = run.caps(completed_lengths(ros))
+    rows, dropped = gold_rows(ros, caps.max_tokens)
     model = run.initial_model()
     trainer = Trainer(model, cfg.sft.optim, SFTObjective())
     runner = StageRunner("sft", out_dir, trainer, cfg.sft.steps(len(rows)), checkpoint=cfg.checkpoint,
                          config=run.config_dict, panels=SFT_PANELS, progress=cfg.progress)
     try:
-        summary = train_sft(trainer, rows, cfg.sft, runner, seed=cfg.seed, max_len=caps["max_tokens"])
+        runner.ckpt.describe(run.model_record(model), run.tokenizer_dir)  # model.json + tokenizer copy
+        summary = train_sft(trainer, rows, cfg.sft, runner, seed=cfg.seed, max_len=caps.max_tokens)
     finally:
         runner.close()
     summary.update(rows=len(rows), dropped=dropped, examples=len(examples), model=run.model_summary(model),
@@ -142,7 +145,8 @@ def grpo(run: Run) -> dict[str, Any]:
         return {"skipped": "done", **done}
     t = time.perf_counter()
     start_from = "sft" if (run.stage_dir("sft") / "summary.json").exists() else "initial model"
-    model = run.model_from_checkpoint("sft") if start_from == "sft" else run.initial_model()
+    model = (load_checkpoint(run.stage_dir("sft"), mesh=cfg.model.mesh, config=run.model_config()).model
+             if start_from == "sft" else run.initial_model())
     trainer = Trainer(model, g.optim, GRPOObjective(g.loss, g.sampling.temperature), reference=g.loss.kl_coef > 0,
                       reference_dtype=g.reference_dtype)
     if g.prompts_per_step % jax.process_count():
@@ -153,6 +157,7 @@ def grpo(run: Run) -> dict[str, Any]:
     caps = run.caps()
     runner = StageRunner("grpo", out_dir, trainer, g.steps, checkpoint=cfg.checkpoint, config=run.config_dict,
                          panels=PANELS, progress=cfg.progress)
+    runner.ckpt.describe(run.model_record(model), run.tokenizer_dir)  # model.json + tokenizer copy
 
     engine_model, to_engine = run.engine_model(trainer)  # to_engine None: decodes from the trainer's buffers
 
@@ -160,7 +165,7 @@ def grpo(run: Run) -> dict[str, Any]:
         async with run.pool() as pool:
             ctx = GRPOContext(trainer=trainer, engine=run.engine(engine_model), pool=pool, template=run.template,
                               tokenizer=run.tokenizer, episode=run.episode_config(),
-                              reward=cfg.reward.to_reward(), max_len=caps["max_tokens"], to_engine=to_engine)
+                              reward=cfg.reward.to_reward(), max_len=caps.max_tokens, to_engine=to_engine)
             return await train_grpo(ctx, g, loader, runner, seed=cfg.seed)
 
     try:
@@ -196,8 +201,8 @@ def evaluate(run: Run) -> dict[str, Any]:
     cfg = run.cfg
     out_dir = run.stage_dir("eval")
     names = ["initial", *trained_stages(run)]
-    bench = dataclasses.replace(cfg.eval.benchmarks, tau2_domains=())
-    if cfg.eval.benchmarks.tau2_domains:
+    bench = cfg.eval.benchmarks.local()  # those needing an HTTP endpoint (τ²) run from `eval all`
+    if cfg.eval.benchmarks.over_http().any:
         print("eval: τ² needs the policy behind an HTTP endpoint; run `python -m prove_jax.eval all --model "
               f"{run.out / 'hf'} --tau2-domains ...` after export (or launch/tau2.sh)", flush=True)
     results: dict[str, Any] = {n: read_json(out_dir / f"{n}.json") for n in names if (out_dir / f"{n}.json").exists()}
@@ -205,16 +210,19 @@ def evaluate(run: Run) -> dict[str, Any]:
 
     async def go() -> None:
         examples = load_split(run.data_dir, cfg.eval.split, cfg.view, limit=cfg.eval.limit)
-        sampler = None
+        sampler, sync = None, None
         async with run.pool() as pool:
             gold = (await gold_final_states(examples, pool, run.template, run.tokenizer, run.episode_config())
                     if cfg.eval.final_state else None)
             for name in todo:
-                model = run.initial_model() if name == "initial" else run.model_from_checkpoint(name)
-                if sampler is None:
-                    sampler = run.sampler(model)
+                model = (run.initial_model() if name == "initial" else
+                         load_checkpoint(run.stage_dir(name), mesh=cfg.model.mesh, config=run.model_config()).model)
+                params = nnx.split(model)[1]
+                if sampler is None:  # the engine the rollouts use: its dtype, per-layer caches, its layout
+                    sync = run.eval_sync(model)
+                    sampler = run.sampler(model if sync is None else sync.engine_model(params))
                 else:
-                    sampler.update_params(nnx.split(model)[1])
+                    sampler.update_params(params if sync is None else sync(params))
                 t = time.perf_counter()
                 async with run.engine(sampler) as engine:
                     res = await run_eval(engine, pool, examples, run.template, run.tokenizer, run.episode_config(),
@@ -253,12 +261,14 @@ def _plot_eval(table: dict[str, dict[str, Any]], path: Any, view: str) -> None:
     import matplotlib.pyplot as plt
 
     keys = ["tool_reward", "tool_success", "parsed_call_fraction", "no_call_reward"]
+    labels = ["tool reward\n(mean, tool examples)", "success\n(share of tool examples)",
+              "parsed-call fraction\n(turns, tool examples)", "no-call reward\n(abstention term)"]
     names = list(table)
     fig, ax = plt.subplots(figsize=(7, 3.4))
     w = 0.8 / len(names)
     for i, n in enumerate(names):
         ax.bar([k + i * w for k in range(len(keys))], [table[n].get(k) or 0.0 for k in keys], w, label=n)
-    ax.set_xticks([k + w * (len(names) - 1) / 2 for k in range(len(keys))], keys, fontsize=8)
+    ax.set_xticks([k + w * (len(names) - 1) / 2 for k in range(len(keys))], labels, fontsize=8)
     ax.set_title(f"in-domain eval (held-out, greedy; {view})", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
@@ -271,8 +281,7 @@ def export(run: Run) -> dict[str, Any]:
     """The last trained stage's final checkpoint (or the initial model when nothing was trained)
     as an HF directory; the checkpoint path is :func:`prove_jax.export.export_checkpoint`'s, the
     same code as ``python -m prove_jax.export``."""
-    from prove_jax.export import export_checkpoint
-    from prove_jax.models import save_hf
+    from prove_jax.export import export_checkpoint, export_model
 
     cfg = run.cfg
     out = cfg.export.dir or str(run.out / "hf")
@@ -286,7 +295,8 @@ def export(run: Run) -> dict[str, Any]:
         export_checkpoint(run.stage_dir(source) / "checkpoints", out, dtype=cfg.export.dtype or None,
                           mesh=cfg.model.mesh)
     else:
-        save_hf(run.initial_model(), out, source_dir=run.tokenizer_dir, dtype=cfg.export.dtype or None)
+        model = run.initial_model()
+        export_model(model, run.model_record(model), out, source_dir=run.tokenizer_dir, dtype=cfg.export.dtype or None)
     res = {"dir": out, "source": source}
     write_json(marker, res)
     return res

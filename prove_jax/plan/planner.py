@@ -122,7 +122,7 @@ def model_shape(cfg: LaunchConfig) -> ModelConfig:
     if m.hf_dir and (Path(m.hf_dir) / "config.json").exists():
         return ModelConfig.from_hf_dir(m.hf_dir, **runtime)
     if not m.hf_dir:  # a random init: the vocabulary is the tiny tokenizer's, padded as the run pads it
-        from prove_jax.pipeline.context import VOCAB_MULTIPLE
+        from prove_jax.model_record import VOCAB_MULTIPLE
 
         vocab = math.ceil(cfg.tokenizer.vocab_size / VOCAB_MULTIPLE) * VOCAB_MULTIPLE
         return FAMILY_CLASSES[m.family](vocab_size=vocab, **{"tie_word_embeddings": False, **m.init}, **runtime)

@@ -45,14 +45,16 @@ from prove_jax.chat import ChatTemplate, ChatTokenizer
 from prove_jax.engine import Engine, SamplingConfig
 from prove_jax.engine.weights import WeightSync
 from prove_jax.env import EpisodeConfig, MCPPool, run_rollouts
-from prove_jax.rewards import RewardConfig, score_rollouts
+from prove_jax.rewards import PAPER_COMPONENTS, RewardConfig, score_rollouts
 from prove_jax.rl.advantages import group_advantages
 from prove_jax.rl.batch import Row, length_buckets, micro_batches, trim_row
 from prove_jax.rl.loop import StageRunner
 from prove_jax.rl.losses import LossConfig
 from prove_jax.rl.step import OptimConfig, Trainer
 
-COMPONENTS = ("val", "cov", "eff", "name", "arg")
+COMPONENTS = (*PAPER_COMPONENTS, "abstain")
+"""Reward terms logged per step (``reward/<term>``): the paper's five, the abstention term (the
+whole reward of a no-call example, so part of the total), and ``state`` when a run scores it."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,8 +118,9 @@ def rollouts_to_rows(
         groups.append(ok)
         totals.append(np.array([s["total"] for s in scores]))
         kept_rollouts.extend(zip(ok, raw, strict=True))
-        for c in COMPONENTS:
-            comps[c].extend(s[c] for s in scores)
+        for c in (*COMPONENTS, "state"):
+            if c in scores[0]:
+                comps.setdefault(c, []).extend(s[c] for s in scores)
     advs, constant = group_advantages(totals, cfg.advantage, drop_constant=cfg.drop_constant_groups)
     rows: list[Row] = []
     trimmed = dropped_long = 0

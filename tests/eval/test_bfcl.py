@@ -1,7 +1,7 @@
 """BFCL Multi-Turn through bfcl-eval's own data, executor and multi_turn_checker.
 
-The oracle replays ground truth through our driver: it must score 800/800, and a single dropped
-call must fail its entry — together they bound the harness from both sides.
+The oracle (``--policy oracle``) replays ground truth through our driver: it must score 800/800,
+and a single dropped call must fail its entry — together they bound the harness from both sides.
 """
 
 from __future__ import annotations
@@ -39,12 +39,16 @@ def truths(root: Path) -> dict[str, list[list[str]]]:
     return out
 
 
-def test_oracle_scores_800_of_800(root: Path, truths: dict[str, Any]) -> None:
-    summary = asyncio.run(bfcl.evaluate(lambda e: bfcl.OracleChat(truths[e["id"]]), root / "oracle", "oracle",
-                                        bfcl.BfclConfig(workers=2), progress=False))
+def test_oracle_scores_800_of_800(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``python -m prove_jax.eval bfcl --policy oracle``: the ground truth of every entry replayed."""
+    from prove_jax.eval.__main__ import main
+
+    summary = main(["bfcl", "--policy", "oracle", "--workers", "2", "--out", str(root / "oracle")])
     assert {c: (v["correct"], v["total"]) for c, v in summary["categories"].items()} == {
         c: (200, 200) for c in bfcl.CATEGORIES}
     assert summary["overall"] == 1.0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert printed["overall"] == 100.0 and all(printed[c] == 100.0 for c in bfcl.CATEGORIES)
     bfcl_root = Path(summary["bfcl_project_root"])
     csv = (bfcl_root / "score" / "data_multi_turn.csv").read_text().splitlines()
     assert csv[1] == "1,oracle,100.00%,100.00%,100.00%,100.00%,100.00%"

@@ -16,13 +16,18 @@ from prove_jax.serve import load_policy
 
 
 def test_serve_loads_a_training_checkpoint(sft_run: Path) -> None:
+    from prove_jax.checkpoint import Checkpointer, restore_model
     from prove_jax.config import LaunchConfig, load
     from prove_jax.pipeline.context import Run
     from tests.rl.conftest import base_overrides
 
     policy = load_policy(sft_run, dtype="float32")
     run = Run(load(LaunchConfig, None, base_overrides(sft_run)))
-    ref = run.model_from_checkpoint("sft")
+    ck = Checkpointer(sft_run / "sft" / "checkpoints")  # the reference: the launch config's model, restored
+    try:
+        ref = restore_model(run.model_config(), ck, ck.latest_step(), run.mesh)
+    finally:
+        ck.close()
     got, want = jax.tree.leaves(nnx.state(policy.model, nnx.Param)), jax.tree.leaves(nnx.state(ref, nnx.Param))
     assert len(got) == len(want) and all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
     assert policy.template.family == "qwen3" and len(policy.tokenizer) == len(run.tokenizer)
@@ -40,7 +45,8 @@ def test_eval_all_writes_one_report(sft_run: Path, tiny_policy_dir: Path, tmp_pa
     (tmp_path / "mpnet").mkdir()
     _tiny_mpnet(tmp_path / "mpnet", max_seq_length=16)
     main(["all", "--model", str(sft_run), "--model", str(tiny_policy_dir), "--name", "sft", "--name", "tiny",
-          "--data", str(sft_run / "data"), "--bfcl-limit", "1", "--max-tokens", "24", "--max-len", "16384",
+          "--data", str(sft_run / "data"), "--bfcl-limit", "1", "--bfcl-max-tokens", "24",
+          "--indomain-max-new-tokens", "24", "--max-len", "16384",
           "--max-chunk", "256", "--slots", "4", "--dtype", "float32", "--out", str(out),
           "--teval-data", str(teval_data), "--teval-embedder", str(tmp_path / "mpnet")])
     report = json.loads((out / "report.json").read_text())
@@ -89,13 +95,13 @@ def bfcl_categories() -> tuple[str, ...]:
 
 
 def test_launcher_eval_stage_runs_the_same_benchmarks(run_copy: Path) -> None:
-    """``stages=[eval]`` with ``eval.benchmarks.bfcl``: every model also plays BFCL (through the
+    """``stages=[eval]`` with ``eval.benchmarks.bfcl.enabled``: every model also plays BFCL (through the
     chat interface on the stage's own engine) and the stage writes the same report as ``eval all``."""
     from prove_jax.launch import main
     from tests.rl.conftest import base_overrides
 
-    main([*base_overrides(run_copy), "stages=[eval]", "eval.benchmarks.bfcl=true", "eval.benchmarks.bfcl_limit=1",
-          "eval.benchmarks.bfcl_categories=[multi_turn_base]", "eval.benchmarks.bfcl_max_tokens=16",
+    main([*base_overrides(run_copy), "stages=[eval]", "eval.benchmarks.bfcl.enabled=true", "eval.benchmarks.bfcl.limit=1",
+          "eval.benchmarks.bfcl.categories=[multi_turn_base]", "eval.benchmarks.bfcl.max_tokens=16",
           "engine.max_len=16384"])
     for name in ("initial", "sft"):
         res = json.loads((run_copy / "eval" / f"{name}.json").read_text())

@@ -16,7 +16,7 @@ from flax import nnx
 from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
-from prove_jax.checkpoint import Checkpointer
+from prove_jax.checkpoint import Checkpointer, restore_model
 from prove_jax.config import LaunchConfig
 from prove_jax.export import export_checkpoint, main, resolve_checkpoint_dir
 from prove_jax.models import Model
@@ -44,6 +44,16 @@ def _run(run_dir: Path) -> Run:
         ck.close()
 
 
+def _trained(run_dir: Path, run: Run) -> Model:
+    """The SFT checkpoint's params in the model the launch config describes (independent of
+    the checkpoint's own model.json, which export reads)."""
+    ck = Checkpointer(run_dir / "sft" / "checkpoints")
+    try:
+        return restore_model(run.model_config(), ck, ck.latest_step(), run.mesh)
+    finally:
+        ck.close()
+
+
 def _tensors(out: Path) -> dict[str, np.ndarray]:
     files = sorted(set(json.loads((out / INDEX_FILE).read_text())["weight_map"].values()))
     return {k: v for f in files for k, v in load_file(out / f).items()}
@@ -54,7 +64,7 @@ def test_export_loads_in_transformers_with_our_logits(sft_run: Path, tmp_path: P
     assert out == tmp_path / "hf"
     run = _run(sft_run)
     tokens = np.random.default_rng(0).integers(0, len(run.tokenizer), (2, SEQ)).astype(np.int32)
-    trained = np.asarray(_logits(run.model_from_checkpoint("sft"), jnp.asarray(tokens)))
+    trained = np.asarray(_logits(_trained(sft_run, run), jnp.asarray(tokens)))
 
     hf = transformers.AutoModelForCausalLM.from_pretrained(out, dtype=torch.float32).eval()
     hf.config._attn_implementation = "eager"

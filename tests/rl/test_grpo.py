@@ -16,7 +16,7 @@ import jax
 import numpy as np
 from flax import nnx
 
-from prove_jax.checkpoint import Checkpointer
+from prove_jax.checkpoint import Checkpointer, load_checkpoint
 from prove_jax.launch import main
 from prove_jax.rl.batch import length_buckets
 from tests.rl.conftest import base_overrides
@@ -49,6 +49,7 @@ def test_grpo_stage_updates_the_policy_from_live_rollouts(run_copy: Path) -> Non
     for r in rows:
         assert r["episodes"] == 12 and r["failed_episodes"] == 0
         assert 0.0 <= r["reward/cov"] <= 1.0 and r["calls_per_episode"] > 0
+        assert 0.0 <= r["reward/abstain"] <= 1.0  # the no-call term is in the total, so it is logged
         assert r["time/rollout_device"] > 0 and r["time/update"] >= 0 and 0 < r["host_share"] < 1
     updated = [r for r in rows if r["rows"] > 0]
     assert updated, "the SFT'd policy's groups should have reward spread"
@@ -108,7 +109,8 @@ def test_a_server_dying_mid_step_fails_only_its_episodes(run_copy: Path) -> None
         def set_state(self, s: dict[str, int]) -> None:
             self.state = s["n"]
 
-    trainer = Trainer(run.model_from_checkpoint("sft"), cfg.grpo.optim, GRPOObjective(cfg.grpo.loss), reference=True)
+    trainer = Trainer(load_checkpoint(run.stage_dir("sft"), config=run.model_config()).model, cfg.grpo.optim,
+                      GRPOObjective(cfg.grpo.loss), reference=True)
     banking = StdioBackend("banking", n_procs=1)
     killed: list[int] = []
     original = banking.call

@@ -34,10 +34,10 @@ import numpy as np
 import optax
 import pytest
 
-from prove_jax.checkpoint import Checkpointer, abstract
+from prove_jax.checkpoint import Checkpointer, abstract, restore_model
 from prove_jax.launch import parse
 from prove_jax.models import make_mesh
-from prove_jax.pipeline.context import Run, restore_model
+from prove_jax.pipeline.context import Run
 from prove_jax.rl.batch import length_buckets, micro_batches
 from prove_jax.rl.objectives import GRPOObjective
 from prove_jax.rl.step import Trainer

@@ -91,6 +91,15 @@ def test_same_dtype_and_layout_is_zero_copy(tmp_path: Path) -> None:
     assert {x.dtype for x in jax.tree.leaves(nnx.state(model))} == {jnp.dtype(jnp.bfloat16)}
     assert model.mesh == trainer.mesh  # same layout, another dtype
 
+    # the eval stage decodes each evaluated model as the rollouts' engine holds it
+    run = Run(load(LaunchConfig, None, base))
+    assert run.eval_sync(trainer.model()) is None  # the tiny default: the model itself
+    scanned = init_model(cfg.replace(scan_layers=True), seed=0, mesh=make_mesh("fsdp=4,tensor=2"))
+    sync = run.eval_sync(scanned)
+    assert sync is not None and not sync.config.scan_layers  # per-layer KV caches
+    bf16 = Run(load(LaunchConfig, None, [*base, "engine.param_dtype=bfloat16"])).eval_sync(trainer.model())
+    assert bf16 is not None and bf16.config.param_dtype == "bfloat16"
+
 
 def test_device_order_mismatch_casts_then_reshards() -> None:
     """A trainer mesh listing the devices in another order than the engine's cannot share one

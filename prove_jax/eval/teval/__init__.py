@@ -18,7 +18,7 @@ from prove_jax.eval.teval.data import (
     parse_file,
 )
 from prove_jax.eval.teval.embed import Embedder, HFEmbedder, build_embedder
-from prove_jax.eval.teval.runner import run_teval, score_all
+from prove_jax.eval.teval.runner import TevalConfig, run_teval, score_all
 from prove_jax.eval.teval.scorers import (
     score_file,
     score_instruct,
@@ -34,6 +34,7 @@ __all__ = [
     "FileSpec",
     "HFEmbedder",
     "Sample",
+    "TevalConfig",
     "TevalDataError",
     "TevalFile",
     "build_embedder",

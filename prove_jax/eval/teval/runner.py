@@ -40,6 +40,23 @@ CACHE_NAME, RESULT_NAME = "predictions.jsonl", "teval.json"
 MAX_TOKENS = 512
 
 
+@dataclasses.dataclass(frozen=True)
+class TevalConfig:
+    """T-Eval's settings: the ``teval`` subcommand's flags, ``eval all``'s ``--teval-*`` and the
+    launcher's ``eval.benchmarks.teval`` (the suite runs it when ``data`` is given)."""
+
+    data: str | None = None  # directory holding T-Eval's JSON files
+    embedder: str | None = None  # local sentence-embedding model dir (all-mpnet-base-v2; never downloaded)
+    limit: int | None = None  # first N samples per file (None: all)
+    subset: bool = False  # use the *_subset files
+    concurrency: int = 32  # requests in flight (the engine batches them)
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the suite runs T-Eval: its data directory is given."""
+        return bool(self.data)
+
+
 def reply_text(reply: ChatReply) -> str:
     """The raw response string T-Eval would score (see the module docstring)."""
     return reply.text or reply.content or ""
