@@ -223,10 +223,18 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
     eside = P.build_engine_side(mc, emesh, ecfg, edt) if grpo else None
     dec = pre = xfer = None
     if eside is not None:
-        progress("compiling engine decode ...")
-        dec = P.compile_decode(eside)
-        progress("compiling engine prefill ...")
-        pre = P.compile_prefill(eside)
+        state_b = sum(P.nbytes_per_device(t) for t in (train.params, train.opt_state, train.ref) if t is not None)
+        while True:
+            progress(f"compiling engine decode and prefill at {ecfg.slots} slots ...")
+            dec, pre = P.compile_decode(eside), P.compile_prefill(eside)
+            over = state_b + max(dec.live, pre.live) - hbm * (1.0 - headroom)
+            shards = emesh.shape["data"] * emesh.shape["fsdp"]
+            if cfg.engine.slots != 0 or over <= 0 or ecfg.slots <= shards:
+                break  # fits, fixed by the user (the phase check names the knob), or nothing to shrink
+            slots = max(shards, int(ecfg.slots * 0.85) // shards * shards)
+            notes.append(f"engine.slots=0: {ecfg.slots} slots compiled {over / GiB:.1f} GiB over; retried at {slots}")
+            ecfg = dataclasses.replace(ecfg, slots=slots)
+            eside = P.build_engine_side(mc, emesh, ecfg, edt)
         progress("compiling weight transfer ...")
         xfer = P.compile_transfer(train, mc, P.transfer_mesh(espec, topo), edt)
         compiled += [dec, pre, xfer]
@@ -266,10 +274,13 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
 def _auto_slots(cfg: LaunchConfig, mc: ModelConfig, emesh: Any, ecfg: EngineConfig, edt: str, train: P.TrainSide,
                 topo: Topology, budget: float, progress: Any, notes: list[str]) -> EngineConfig:
     """``engine.slots: 0``: as many slots as the rollout phase's budget holds. The engine programs
-    are compiled at one row per device; everything they hold beyond the engine's weights (KV
-    cache, slot state, temporaries) is taken to grow with the slot count (conservative: prefill
-    scratch does not), then the slots are rounded down to a multiple of the batch shards and capped
-    at the episodes one process plays per step."""
+    are compiled at one row per device (``shards`` slots). Of what they hold beyond the engine's
+    weights, the KV cache and slot state grow with the slot count (exact, from their shapes) plus
+    each row's sampling scratch (a few f32 vocabulary rows); the rest (prefill's gathered rows,
+    gathered weights) is fixed. Counting everything as per-slot sized a 4B recipe's engine at 26
+    slots where ~3x fit. The caller compiles the engine at the chosen count and shrinks it if the
+    rollout phase does not fit after all. Rounded down to a multiple of the batch shards and
+    capped at the episodes one process plays per step."""
     shards = emesh.shape["data"] * emesh.shape["fsdp"]
     probe = dataclasses.replace(ecfg, slots=shards)
     side = P.build_engine_side(mc, emesh, probe, edt)
@@ -277,13 +288,19 @@ def _auto_slots(cfg: LaunchConfig, mc: ModelConfig, emesh: Any, ecfg: EngineConf
     live = max(P.compile_decode(side).live, P.compile_prefill(side).live)
     eng_b = P.nbytes_per_device(side.leaves)
     resident = sum(P.nbytes_per_device(t) for t in (train.params, train.opt_state, train.ref) if t is not None)
-    per_slot = (live - eng_b) / shards
-    fit = int((budget - resident - eng_b) // per_slot) // shards * shards if per_slot > 0 else shards
+    per_unit = P.nbytes_per_device((side.cache, side.state)) + SCRATCH_ROWS * mc.vocab_size * 4  # shards slots
+    fixed = max(0, live - eng_b - per_unit)
+    units = int((budget - resident - eng_b - fixed) // per_unit)
     episodes = max(shards, cfg.grpo.prompts_per_step * cfg.grpo.group_size // topo.hosts)
-    slots = max(shards, min(fit, -(-episodes // shards) * shards))
-    notes.append(f"engine.slots=0: {slots} slots sized from the budget (room for {max(fit, 0)}, "
+    slots = max(shards, min(units * shards, -(-episodes // shards) * shards))
+    notes.append(f"engine.slots=0: {slots} slots sized from the budget (room for {max(units * shards, 0)}, "
                  f"{episodes} episodes per process per step)")
     return dataclasses.replace(ecfg, slots=slots)
+
+
+SCRATCH_ROWS = 4
+"""f32 vocabulary rows of sampling scratch per slot the sizing counts (logits, probabilities,
+the top-k candidates' sort): ~2.4 MB per slot at Qwen's 152k vocabulary."""
 
 
 def _half(buckets: tuple[int, ...]) -> int:
