@@ -70,7 +70,7 @@ class TokenizerConfig:
 class ModelSection:
     """A local HF checkpoint (``hf_dir``) or a random init of ``init`` (ModelConfig fields)."""
 
-    family: str = "qwen3"  # qwen2 | qwen3 | granite (HF model_type)
+    family: str = "qwen3"  # a registered model family = HF model_type (qwen2 | qwen3 | granite built in)
     hf_dir: str = ""
     init: dict[str, Any] = dataclasses.field(default_factory=lambda: {
         "hidden_size": 128, "intermediate_size": 384, "num_layers": 3, "num_heads": 4, "num_kv_heads": 2,

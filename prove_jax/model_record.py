@@ -33,14 +33,12 @@ import jax
 
 from prove_jax.chat import ChatTemplate, ChatTokenizer, SpecialIds, detect_family, get_template, special_ids
 from prove_jax.io_util import read_json, write_json
-from prove_jax.models.config import FAMILY_CLASSES, ModelConfig
+from prove_jax.models.config import FAMILY_CLASSES, ModelConfig, model_family
 
 RECORD_FILE = "model.json"
 TOKENIZER_SUBDIR = "tokenizer"
 """Where a checkpoint directory keeps its copied tokenizer files (beside Orbax's step dirs)."""
 RECORD_FORMAT = 1
-CHAT_FAMILY = {"qwen2": "qwen2.5", "qwen3": "qwen3", "granite": "granite-4.1"}
-"""The chat template of a model family when the tokenizer does not say (a tiny BPE of ours)."""
 VOCAB_MULTIPLE = 64
 """Random-init embedding tables are padded like real checkpoints' (rows beyond the tokenizer are
 never sampled: the engine masks ids ``>= len(tokenizer)``)."""
@@ -91,7 +89,7 @@ class ModelRecord:
 
     config: ModelConfig
     chat_family: str
-    """The chat template transcripts were rendered with (``qwen2.5``, ``qwen3``, ``granite-4.1``)."""
+    """The chat template transcripts were rendered with (a registered chat family: ``qwen3``, ...)."""
     special: SpecialIds
     """Control-token ids of that template in the directory's tokenizer (verified on load)."""
     train_mesh: str = ""
@@ -199,6 +197,12 @@ def open_tokenizer(directory: str | Path, record: ModelRecord) -> tuple[ChatToke
     return tokenizer, folder
 
 
+def default_chat_family(family: str) -> str:
+    """The chat template of model ``family`` when no tokenizer says otherwise (a tiny BPE of
+    ours): the ``chat_family`` its registration names."""
+    return model_family(family).chat_family
+
+
 # ---- what a launch config's model section means -------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class ModelSpec:
@@ -243,11 +247,12 @@ class ModelSpec:
         return run_dir / "tokenizer"
 
     def chat_family(self, tokenizer: Callable[[], ChatTokenizer]) -> str:
-        """A real tokenizer says its family (chat template, added tokens); a tiny BPE follows ``family``."""
+        """A real tokenizer says its family (chat template, added tokens); a tiny BPE speaks the
+        chat format ``family`` registered (:func:`default_chat_family`)."""
         if self.tokenizer_dir or self.hf_dir:
             tok = tokenizer()
             return detect_family(tok.chat_template, tok.added_tokens)
-        return CHAT_FAMILY[self.family]
+        return default_chat_family(self.family)
 
     def model_config(self, tokenizer: Callable[[], Any]) -> ModelConfig:
         """The architecture: ``hf_dir``'s config.json, or ``init`` with the run tokenizer's

@@ -72,6 +72,8 @@ LAYERS: dict[str, frozenset[str] | str] = {
     "rewards": frozenset(),
     "chat": frozenset(),
     "models": frozenset(),
+    # a model family as one object: its models half and its chat half, registered together
+    "family": frozenset({"chat", "models"}),
     # a model directory that describes itself (model.json, tokenizer files, Orbax params)
     "model_record": frozenset({"chat", "models"}),
     "checkpoint": frozenset({"chat", "models", "model_record"}),

@@ -14,18 +14,17 @@ Typical rollout use::
     tr.append_tool_results([...])                     # loss_mask 0
 """
 
-from prove_jax.chat.jinja import jinja_template
-from prove_jax.chat.templates import (
+from prove_jax.chat.families import (
     FAMILIES,
-    ChatTemplate,
-    Family,
-    Granite41Template,
-    Message,
-    Qwen3Template,
-    Qwen25Template,
+    ChatFamily,
+    chat_family,
     detect_family,
     get_template,
+    jinja_template,
+    register_chat_family,
+    unregister_chat_family,
 )
+from prove_jax.chat.templates import ChatTemplate, Granite41Template, Message, Qwen3Template, Qwen25Template
 from prove_jax.chat.tiny_tokenizer import family_tokens, train_tiny_tokenizer
 from prove_jax.chat.tokenizer import ChatTokenizer
 from prove_jax.chat.toolcall import BlockError, ParseResult, ToolCall, parse_tool_calls, split_reasoning
@@ -34,9 +33,9 @@ from prove_jax.chat.transcript import Span, SpecialIds, Transcript, special_ids
 __all__ = [
     "FAMILIES",
     "BlockError",
+    "ChatFamily",
     "ChatTemplate",
     "ChatTokenizer",
-    "Family",
     "Granite41Template",
     "Message",
     "ParseResult",
@@ -46,12 +45,15 @@ __all__ = [
     "SpecialIds",
     "ToolCall",
     "Transcript",
+    "chat_family",
     "detect_family",
     "family_tokens",
     "get_template",
     "jinja_template",
     "parse_tool_calls",
+    "register_chat_family",
     "special_ids",
     "split_reasoning",
     "train_tiny_tokenizer",
+    "unregister_chat_family",
 ]

@@ -4,7 +4,8 @@ The tiny CPU run trains its own tokenizer and exports an HF directory; for that 
 usable by ``transformers``/vLLM-style servers (``apply_chat_template``) it needs a
 ``chat_template`` string in ``tokenizer_config.json``. We write one here from the same family
 constants as :mod:`prove_jax.chat.templates`, so a tiny model speaks exactly the format its
-target family speaks. ``tests/chat`` checks that this Jinja output equals our Python renderer.
+target family speaks (each format's :class:`~prove_jax.chat.families.ChatFamily` names its
+builder). ``tests/chat`` checks that this Jinja output equals our Python renderer.
 
 Known gap: arguments given as a JSON *string* are written raw by both (consistent); content
 must be a string or absent (no multimodal parts), as in the Python renderer.
@@ -42,7 +43,9 @@ _TOOL_TURNS = """{%- elif m.role == 'tool' -%}
 """
 
 
-def _qwen(thinking_family: bool, default_system: str | None) -> str:
+def chatml_jinja(*, thinking: bool, default_system: str | None) -> str:
+    """ChatML as Qwen writes it: with ``thinking`` the Qwen3 ``<think>`` rules, else Qwen2.5's;
+    ``default_system`` is the system turn written when there is none (None: no system turn)."""
     head, tail = _lit(T._QWEN_TOOLS_HEAD), _lit(T._QWEN_TOOLS_TAIL)
     sys_text = "messages[0].content" if default_system is None else (
         f"(messages[0].content if has_sys else {_lit(default_system)})"
@@ -67,7 +70,7 @@ def _qwen(thinking_family: bool, default_system: str | None) -> str:
             "{{- '<|im_end|>\\n' -}}"
         )
     parts.append("{%- set ns = namespace(q=(messages | length) - 1) -%}")
-    if thinking_family:
+    if thinking:
         parts.append(
             "{%- for m in messages -%}{%- if m.role == 'user' and m.content is string and not "
             "(m.content.startswith('<tool_response>') and m.content.endswith('</tool_response>')) -%}"
@@ -79,7 +82,7 @@ def _qwen(thinking_family: bool, default_system: str | None) -> str:
         "{{- '<|im_start|>' ~ m.role ~ '\\n' ~ c ~ '<|im_end|>\\n' -}}"
         "{%- elif m.role == 'assistant' -%}"
     )
-    if thinking_family:
+    if thinking:
         parts.append(
             "{%- if m.reasoning_content is string %}{% set r = m.reasoning_content -%}"
             "{%- elif m.reasoning is string %}{% set r = m.reasoning -%}"
@@ -96,13 +99,14 @@ def _qwen(thinking_family: bool, default_system: str | None) -> str:
     parts.append("{{- calls(m, c) ~ '<|im_end|>\\n' -}}")
     parts.append(_TOOL_TURNS)
     gen = "{%- if add_generation_prompt -%}{{- '<|im_start|>assistant\\n' -}}"
-    if thinking_family:
+    if thinking:
         gen += "{%- if enable_thinking is defined and enable_thinking is false %}{{ '<think>\\n\\n</think>\\n\\n' }}{% endif -%}"
     parts.append(gen + "{%- endif -%}")
     return "\n".join(parts)
 
 
-def _granite() -> str:
+def granite_jinja() -> str:
+    """Granite 4.1's role markup (system turn only with a system message or tools)."""
     head, tail = _lit(T._GRANITE_TOOLS_HEAD), _lit(T._GRANITE_TOOLS_TAIL)
     return "\n".join(
         [
@@ -125,14 +129,3 @@ def _granite() -> str:
             "{%- if add_generation_prompt %}{{ '<|start_of_role|>assistant<|end_of_role|>' }}{% endif -%}",
         ]
     )
-
-
-def jinja_template(family: str) -> str:
-    """A Jinja chat template for ``family`` that renders exactly like our Python renderer
-    (for Qwen3, ``enable_thinking`` is read from the template variables as usual)."""
-    fam = T.get_template(family).family
-    if fam == "granite-4.1":
-        return _granite()
-    if fam == "qwen3":
-        return _qwen(thinking_family=True, default_system=None)
-    return _qwen(thinking_family=False, default_system=T.QWEN25_DEFAULT_SYSTEM)

@@ -15,7 +15,8 @@ JSON string. Tools are ``{"type": "function", "function": {name, description, pa
 and are serialised like Jinja's ``tojson`` in transformers (``json.dumps``, ``ensure_ascii=False``,
 default separators, key order kept).
 
-This module is pure string manipulation: no tokenizer, no I/O.
+This module is pure string manipulation: no tokenizer, no I/O. Which renderer a family name means
+(and what a tokenizer of that family needs) is registered in :mod:`prove_jax.chat.families`.
 """
 
 from __future__ import annotations
@@ -24,11 +25,9 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 Message = Mapping[str, Any]
-Family = Literal["qwen2.5", "qwen3", "granite-4.1"]
-FAMILIES: tuple[Family, ...] = ("qwen2.5", "qwen3", "granite-4.1")
 
 QWEN25_DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
 
@@ -213,6 +212,8 @@ class Qwen25Template(ChatTemplate):
     family: str = "qwen2.5"
     end_of_turn: str = "<|im_end|>"
     role_markers: tuple[str, ...] = ("<|im_start|>",)
+    default_system: str = QWEN25_DEFAULT_SYSTEM
+    """The system turn written when the conversation has none (a ChatML variant may change it)."""
 
     def role_header(self, role: str) -> str:
         return f"<|im_start|>{role}\n"
@@ -222,7 +223,7 @@ class Qwen25Template(ChatTemplate):
         return ("<|im_end|>", "<|endoftext|>")
 
     def system_text(self, messages: Sequence[Message], tools: Sequence[Mapping[str, Any]] | None) -> str:
-        base = text_of(messages[0]) if _has_role(messages, 0, "system") else QWEN25_DEFAULT_SYSTEM
+        base = text_of(messages[0]) if _has_role(messages, 0, "system") else self.default_system
         if not tools:
             return base
         lines = "".join("\n" + tojson(t) for t in tools)
@@ -343,29 +344,3 @@ class Granite41Template(ChatTemplate):
         else:
             system = tools_text
         return system or None
-
-
-def get_template(family: str, *, enable_thinking: bool = True) -> ChatTemplate:
-    """Renderer for ``family`` (``qwen2.5``, ``qwen3``, ``granite-4.1``; a few aliases accepted)."""
-    key = family.lower().replace("_", "-").replace("qwen2-5", "qwen2.5")
-    if key in ("qwen2.5", "qwen2", "qwen25"):
-        return Qwen25Template()
-    if key == "qwen3":
-        return Qwen3Template(enable_thinking=enable_thinking)
-    if key in ("granite-4.1", "granite", "granite4", "granite-4"):
-        return Granite41Template()
-    raise ValueError(f"unknown chat family {family!r}; expected one of {FAMILIES}")
-
-
-def detect_family(chat_template: str | None, vocab_tokens: frozenset[str] | set[str] = frozenset()) -> Family:
-    """Guess the family from a tokenizer's chat template text, else from its added tokens."""
-    if chat_template:
-        if "<|start_of_role|>" in chat_template:
-            return "granite-4.1"
-        if "<|im_start|>" in chat_template:
-            return "qwen3" if "<think>" in chat_template else "qwen2.5"
-    if "<|start_of_role|>" in vocab_tokens:
-        return "granite-4.1"
-    if "<|im_start|>" in vocab_tokens:
-        return "qwen3" if "<think>" in vocab_tokens else "qwen2.5"
-    raise ValueError("cannot tell the chat family: no known role markers in template or vocabulary")

@@ -6,7 +6,8 @@ role markers, ``<tool_call>`` tags and stop tokens must be single ids so the tra
 stop logic and the parser behave exactly as with Qwen/Granite. So we train a byte-level BPE
 (like both real families: any byte sequence round-trips) on the run's own corpus and append the
 family's control tokens as added tokens after the BPE vocabulary — the same layout as the real
-tokenizers, where added tokens follow the merges.
+tokenizers, where added tokens follow the merges. Which tokens, and the eos/pad among them, are
+the format's registration (:class:`~prove_jax.chat.families.ChatFamily`).
 
 Determinism: BPE training has no randomness; given the same corpus, ``vocab_size`` and ``seed``
 the output files are byte-identical. ``seed`` only fixes a permutation of the corpus, so callers
@@ -20,47 +21,16 @@ import random
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
 
-from prove_jax.chat.jinja import jinja_template
-from prove_jax.chat.templates import get_template
+from prove_jax.chat.families import chat_family
 from prove_jax.chat.tokenizer import CONFIG_FILE, TOKENIZER_FILE
-
-#: (token, special) in id order, per tokenizer layout. ``special`` mirrors the real tokenizers:
-#: Qwen marks the tool/think tags non-special so they survive ``skip_special_tokens``.
-_QWEN_TOKENS: tuple[tuple[str, bool], ...] = (
-    ("<|endoftext|>", True),
-    ("<|im_start|>", True),
-    ("<|im_end|>", True),
-    ("<tool_call>", False),
-    ("</tool_call>", False),
-    ("<tool_response>", False),
-    ("</tool_response>", False),
-    ("<think>", False),
-    ("</think>", False),
-)
-_GRANITE_TOKENS: tuple[tuple[str, bool], ...] = (
-    ("<|pad|>", True),
-    ("<|end_of_text|>", True),
-    ("<|start_of_role|>", True),
-    ("<|end_of_role|>", True),
-    ("<tool_call>", False),
-    ("</tool_call>", False),
-    ("<tool_response>", False),
-    ("</tool_response>", False),
-)
-_LAYOUT: dict[str, dict[str, Any]] = {
-    "qwen2.5": {"tokens": _QWEN_TOKENS, "eos": "<|im_end|>", "pad": "<|endoftext|>"},
-    "qwen3": {"tokens": _QWEN_TOKENS, "eos": "<|im_end|>", "pad": "<|endoftext|>"},
-    "granite-4.1": {"tokens": _GRANITE_TOKENS, "eos": "<|end_of_text|>", "pad": "<|pad|>"},
-}
 
 
 def family_tokens(family: str) -> list[str]:
     """The control tokens a tiny tokenizer of ``family`` has as single ids, in id order."""
-    return [tok for tok, _ in _LAYOUT[get_template(family).family]["tokens"]]
+    return [tok for tok, _ in chat_family(family).tiny_tokens]
 
 
 def train_tiny_tokenizer(
@@ -79,9 +49,9 @@ def train_tiny_tokenizer(
     Control-token strings are blanked out of the corpus before training so no merges are wasted
     on them (they are matched as whole added tokens at encode time anyway).
     """
-    fam = get_template(family).family
-    layout = _LAYOUT[fam]
-    added: tuple[tuple[str, bool], ...] = layout["tokens"]
+    layout = chat_family(family)
+    fam = layout.name
+    added = layout.tiny_tokens
     alphabet = pre_tokenizers.ByteLevel.alphabet()
     bpe_size = vocab_size - len(added)
     if bpe_size < len(alphabet):
@@ -118,8 +88,8 @@ def train_tiny_tokenizer(
         "tokenizer_class": "PreTrainedTokenizerFast",
         "bos_token": None,
         "add_bos_token": False,
-        "eos_token": layout["eos"],
-        "pad_token": layout["pad"],
+        "eos_token": layout.eos,
+        "pad_token": layout.pad,
         "unk_token": None,
         "clean_up_tokenization_spaces": False,
         "model_max_length": 131072,
@@ -134,7 +104,7 @@ def train_tiny_tokenizer(
             }
             for i, t in sorted(decoder.items())
         },
-        "chat_template": jinja_template(fam),
+        "chat_template": layout.jinja(),
     }
     (root / CONFIG_FILE).write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return root

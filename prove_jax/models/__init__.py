@@ -11,13 +11,16 @@ Entry points::
 
 from prove_jax.models.cache import KVCache
 from prove_jax.models.config import (
-    GraniteConfig,
+    FamilyConfig,
     ModelConfig,
-    Qwen2Config,
-    Qwen3Config,
+    ModelFamily,
     UnsupportedConfigError,
+    model_family,
+    register_model_family,
+    unregister_model_family,
 )
 from prove_jax.models.decoder import DecoderLayer, Model, abstract_model, init_model, state_shardings
+from prove_jax.models.families import GraniteConfig, Qwen2Config, Qwen3Config, TensorRule
 from prove_jax.models.hf_io import CheckpointMismatchError, load_hf, save_hf
 from prove_jax.models.logprobs import fused_logprobs, sequence_logprobs, token_logprobs
 from prove_jax.models.sharding import DEFAULT_RULES, logical_to_spec, make_mesh, parse_mesh_spec
@@ -26,12 +29,15 @@ __all__ = [
     "DEFAULT_RULES",
     "CheckpointMismatchError",
     "DecoderLayer",
+    "FamilyConfig",
     "GraniteConfig",
     "KVCache",
     "Model",
     "ModelConfig",
+    "ModelFamily",
     "Qwen2Config",
     "Qwen3Config",
+    "TensorRule",
     "UnsupportedConfigError",
     "abstract_model",
     "fused_logprobs",
@@ -39,9 +45,12 @@ __all__ = [
     "load_hf",
     "logical_to_spec",
     "make_mesh",
+    "model_family",
     "parse_mesh_spec",
+    "register_model_family",
     "save_hf",
     "sequence_logprobs",
     "state_shardings",
     "token_logprobs",
+    "unregister_model_family",
 ]

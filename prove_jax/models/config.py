@@ -1,9 +1,14 @@
-"""Model configuration: one frozen dataclass for the three dense decoder families.
+"""Model configuration: one frozen dataclass for every dense decoder family, and the family registry.
 
-Qwen2.5 (HF ``qwen2``), Qwen3 (``qwen3``) and Granite-4.1 (``granite``) share one decoder; they
-differ only in a handful of flags (q/k/v bias, qk-norm, the four Granite multipliers, tied head).
-The config is frozen and hashable because NNX keeps it in the static graph definition: two models
-with equal configs share one jit compilation.
+The families (Qwen2.5 = HF ``qwen2``, Qwen3, Granite-4.1 dense, and whatever else registers) share
+one decoder; they differ only in a handful of flags (q/k/v bias, qk-norm, the four Granite
+multipliers, tied head). The config is frozen and hashable because NNX keeps it in the static
+graph definition: two models with equal configs share one jit compilation.
+
+What a family *is* lives in one :class:`ModelFamily` registration (config class, HF names and
+hooks, tensor table, chat format): the built-in ones in :mod:`prove_jax.models.families`. This
+module holds the registry, not the families, so nothing here names one: ``from_hf_dict``, the
+``config.json`` writer and :data:`FAMILY_CLASSES` all read the registry.
 
 Reading HF ``config.json`` follows the transformers 5.x rules (``rope_parameters`` *or* legacy
 ``rope_theta``/``rope_scaling``) and fails loudly on anything the decoder does not implement
@@ -15,23 +20,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import jax.numpy as jnp
 
 from prove_jax.models.sharding import DEFAULT_RULES, Rules
 
-FAMILIES = ("qwen2", "qwen3", "granite")
+if TYPE_CHECKING:
+    from prove_jax.models.families import TensorRule
+
 REMAT_POLICIES = ("none", "full", "dots")
 ATTENTION_IMPLS = ("xla", "cudnn", "splash", "head_major")
 """``attention_impl`` values besides None / ``"auto"`` (mirrored by ``attention.IMPLS``)."""
-
-_ARCHITECTURES = {
-    "qwen2": "Qwen2ForCausalLM",
-    "qwen3": "Qwen3ForCausalLM",
-    "granite": "GraniteForCausalLM",
-}
 
 
 def check_attention_impl(impl: str | None) -> str | None:
@@ -100,8 +102,8 @@ class ModelConfig:
     sharding_rules: Rules = DEFAULT_RULES
 
     def __post_init__(self) -> None:
-        if self.family not in FAMILIES:
-            raise UnsupportedConfigError(f"unknown family {self.family!r}; supported: {FAMILIES}")
+        if self.family not in _REGISTRY:
+            raise UnsupportedConfigError(f"unknown family {self.family!r}; supported: {sorted(_REGISTRY)}")
         if self.num_heads % self.num_kv_heads:
             raise UnsupportedConfigError(
                 f"num_heads={self.num_heads} is not a multiple of num_kv_heads={self.num_kv_heads}"
@@ -139,7 +141,7 @@ class ModelConfig:
     def from_hf_dict(cls, hf: dict[str, Any], **runtime: Any) -> ModelConfig:
         """Build from a parsed HF ``config.json``; ``runtime`` overrides dtype/scan/remat/etc."""
         fields = _parse_hf(hf)
-        family_cls = FAMILY_CLASSES[fields["family"]] if cls is ModelConfig else cls
+        family_cls = model_family(fields["family"]).config_cls if cls is ModelConfig else cls
         return family_cls(**fields, **runtime)
 
     @classmethod
@@ -155,8 +157,9 @@ class ModelConfig:
         would fall back to theta=10000) *and* the 5.x ``rope_parameters``.
         """
         dtype_name = torch_dtype or self.param_dtype
+        family = model_family(self.family)
         out: dict[str, Any] = {
-            "architectures": [_ARCHITECTURES[self.family]],
+            "architectures": [family.architectures[0]],
             "model_type": self.family,
             "vocab_size": self.vocab_size,
             "hidden_size": self.hidden_size,
@@ -182,55 +185,113 @@ class ModelConfig:
             else self.eos_token_id,
             "pad_token_id": self.pad_token_id,
         }
-        if self.family in ("qwen2", "qwen3"):
-            out["use_sliding_window"] = False
-            out["sliding_window"] = None
-            out["max_window_layers"] = self.num_layers
-        if self.family in ("qwen3", "granite"):
-            out["attention_bias"] = self.qkv_bias
-        if self.family == "granite":
-            out["mlp_bias"] = self.mlp_bias
-            out["embedding_multiplier"] = self.embedding_multiplier
-            out["residual_multiplier"] = self.residual_multiplier
-            out["attention_multiplier"] = self.scale
-            out["logits_scaling"] = self.logits_scaling
+        out.update(family.to_hf(self))
         return out
 
 
-class Qwen2Config(ModelConfig):
-    """Qwen2 / Qwen2.5: q/k/v bias (hard-coded in HF), no o bias, no qk-norm."""
+class FamilyConfig(ModelConfig):
+    """Base of a family's config class: fixes ``family`` and the family's flag defaults.
+
+    A subclass sets ``FAMILY`` (its registered name) and ``DEFAULTS`` (fields it sets unless
+    given, e.g. Qwen3's ``qk_norm``). The class exists so ``type(cfg)`` says the family and
+    ``Qwen3Config(...)`` reads like the HF class; ``dataclasses.replace`` passes ``family`` back
+    in, which is accepted only if it agrees.
+    """
+
+    FAMILY: ClassVar[str] = ""
+    DEFAULTS: ClassVar[Mapping[str, Any]] = {}
 
     def __init__(self, **kw: Any) -> None:
-        kw.setdefault("qkv_bias", True)
-        _check_family(kw, "qwen2")
-        super().__init__(family="qwen2", **kw)
+        for name, value in self.DEFAULTS.items():
+            kw.setdefault(name, value)
+        given = kw.pop("family", self.FAMILY)
+        if given != self.FAMILY:
+            raise ValueError(f"family={given!r} contradicts the {self.FAMILY} config class")
+        super().__init__(family=self.FAMILY, **kw)
 
 
-class Qwen3Config(ModelConfig):
-    """Qwen3: qk-norm over head_dim before RoPE, explicit head_dim (may differ from hidden/heads)."""
-
-    def __init__(self, **kw: Any) -> None:
-        kw.setdefault("qk_norm", True)
-        _check_family(kw, "qwen3")
-        super().__init__(family="qwen3", **kw)
+def _no_keys(_: Any) -> dict[str, Any]:
+    return {}
 
 
-class GraniteConfig(ModelConfig):
-    """Granite (dense, HF ``granite``): the four multipliers, usually tied head."""
+@dataclasses.dataclass(frozen=True)
+class ModelFamily:
+    """Everything the model side knows of one family, in one registration.
 
-    def __init__(self, **kw: Any) -> None:
-        _check_family(kw, "granite")
-        super().__init__(family="granite", **kw)
+    ``config_cls.FAMILY`` is the name: ``ModelConfig.family`` *and* the HF ``model_type`` read and
+    written. ``architectures[0]`` is written into ``config.json``. ``tensors`` is the HF <-> JAX
+    weight table (:class:`~prove_jax.models.families.TensorRule`s, in HF save order; rules whose
+    ``when`` flag is off are skipped). ``from_hf`` maps an HF ``config.json`` to the family's own
+    fields (flags, multipliers, defaults that differ from the generic reading) and ``to_hf`` writes
+    them back, so ``from_hf_dict(cfg.to_hf_dict()) == cfg``. ``chat_family`` is the chat template
+    a tokenizer of ours (tiny BPE) speaks for this family, a name registered in
+    :mod:`prove_jax.chat.families` (a real tokenizer says its own).
+    """
+
+    config_cls: type[FamilyConfig]
+    tensors: tuple[TensorRule, ...]
+    architectures: tuple[str, ...]
+    chat_family: str
+    from_hf: Callable[[Mapping[str, Any]], dict[str, Any]] = _no_keys
+    to_hf: Callable[[ModelConfig], dict[str, Any]] = _no_keys
+
+    @property
+    def name(self) -> str:
+        return self.config_cls.FAMILY
+
+    def __post_init__(self) -> None:
+        if not (isinstance(self.config_cls, type) and issubclass(self.config_cls, FamilyConfig) and self.name):
+            raise ValueError(f"{self.config_cls!r} must be a FamilyConfig subclass with FAMILY set")
+        if not self.architectures or not self.tensors:
+            raise ValueError(f"model family {self.name!r} needs architectures and a tensor table")
+        flags = {f.name for f in dataclasses.fields(ModelConfig)} | {"untied"}
+        unknown = sorted({r.when for r in self.tensors if r.when is not None} - flags)
+        if unknown:  # a typo here would silently drop the tensor from load and export
+            raise ValueError(f"model family {self.name!r}: tensor rules depend on unknown flags {unknown}")
 
 
-def _check_family(kw: dict[str, Any], family: str) -> None:
-    """Family classes fix ``family``; accept it (dataclasses.replace passes it) only if it agrees."""
-    given = kw.pop("family", family)
-    if given != family:
-        raise ValueError(f"family={given!r} contradicts the {family} config class")
+_REGISTRY: dict[str, ModelFamily] = {}
 
 
-FAMILY_CLASSES: dict[str, type[ModelConfig]] = {}
+def register_model_family(family: ModelFamily) -> ModelFamily:
+    """Add ``family`` (a name is registered once: a second one would silently change checkpoints)."""
+    if family.name in _REGISTRY:
+        raise ValueError(f"model family {family.name!r} is registered twice")
+    _REGISTRY[family.name] = family
+    return family
+
+
+def unregister_model_family(name: str) -> None:
+    """Remove a family (tests and plugins that registered one for a while)."""
+    _REGISTRY.pop(name, None)
+
+
+def model_family(name: str) -> ModelFamily:
+    """The registration of ``name`` (= HF ``model_type``); unknown names list the choices."""
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise UnsupportedConfigError(f"unknown model family {name!r}; supported: {sorted(_REGISTRY)}") from None
+
+
+class _ConfigClasses(Mapping[str, type[ModelConfig]]):
+    """``family -> config class``, read live from the registry."""
+
+    def __getitem__(self, name: str) -> type[ModelConfig]:
+        return _REGISTRY[name].config_cls
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(_REGISTRY))
+
+    def __len__(self) -> int:
+        return len(_REGISTRY)
+
+    def __repr__(self) -> str:
+        return f"FAMILY_CLASSES({dict(self)!r})"
+
+
+FAMILY_CLASSES: Mapping[str, type[ModelConfig]] = _ConfigClasses()
+"""A view of the registry kept for its callers (launch-config check, model records, the planner)."""
 
 
 def _parse_rope(hf: dict[str, Any]) -> float:
@@ -257,11 +318,12 @@ def _parse_rope(hf: dict[str, Any]) -> float:
 
 
 def _parse_hf(hf: dict[str, Any]) -> dict[str, Any]:
-    """Map HF config keys to ModelConfig fields, with each family's HF class defaults."""
+    """Map HF config keys to ModelConfig fields: the keys every family shares here, then the
+    family's own (its ``from_hf``, which also sets its HF class defaults)."""
     family = hf.get("model_type")
-    if family not in FAMILIES:
+    if family not in _REGISTRY:
         raise UnsupportedConfigError(
-            f"model_type {family!r} is not supported (supported: {FAMILIES}); hybrid/MoE Granite "
+            f"model_type {family!r} is not supported (supported: {sorted(_REGISTRY)}); hybrid/MoE Granite "
             "(granitemoehybrid) needs Mamba/MoE layers that are not implemented"
         )
     if hf.get("quantization_config"):
@@ -279,14 +341,10 @@ def _parse_hf(hf: dict[str, Any]) -> dict[str, Any]:
         raise UnsupportedConfigError(
             f"only full_attention layers are supported, got {sorted(set(layer_types))}"
         )
-    if hf.get("mlp_bias") and family != "granite":
-        raise UnsupportedConfigError("mlp_bias is only defined for granite")
 
     heads = int(hf["num_attention_heads"])
     hidden = int(hf["hidden_size"])
-    default_head_dim = 128 if family == "qwen3" else hidden // heads  # Qwen3Config.head_dim defaults to 128
     kv = hf.get("num_key_value_heads") or heads
-    attention_bias = bool(hf.get("attention_bias", False))
     eos = hf.get("eos_token_id")
     fields: dict[str, Any] = {
         "family": family,
@@ -296,7 +354,7 @@ def _parse_hf(hf: dict[str, Any]) -> dict[str, Any]:
         "num_layers": int(hf["num_hidden_layers"]),
         "num_heads": heads,
         "num_kv_heads": int(kv),
-        "head_dim": int(hf.get("head_dim") or default_head_dim),
+        "head_dim": int(hf.get("head_dim") or hidden // heads),
         "rope_theta": _parse_rope(hf),
         "rms_norm_eps": float(hf.get("rms_norm_eps", 1e-6)),
         "max_position_embeddings": int(hf.get("max_position_embeddings", 32768)),
@@ -306,21 +364,7 @@ def _parse_hf(hf: dict[str, Any]) -> dict[str, Any]:
         "eos_token_id": tuple(eos) if isinstance(eos, list) else eos,
         "pad_token_id": hf.get("pad_token_id"),
     }
-    if family == "qwen2":
-        fields.update(qkv_bias=True, o_bias=False, qk_norm=False)
-    elif family == "qwen3":
-        fields.update(qkv_bias=attention_bias, o_bias=attention_bias, qk_norm=True)
-    else:
-        fields.update(
-            qkv_bias=attention_bias,
-            o_bias=attention_bias,
-            mlp_bias=bool(hf.get("mlp_bias", False)),
-            embedding_multiplier=float(hf.get("embedding_multiplier", 1.0)),
-            residual_multiplier=float(hf.get("residual_multiplier", 1.0)),
-            attention_scale=float(hf.get("attention_multiplier", 1.0)),
-            logits_scaling=float(hf.get("logits_scaling", 1.0)),
-        )
+    fields.update(model_family(family).from_hf(hf))
+    if hf.get("mlp_bias") and not fields.get("mlp_bias"):
+        raise UnsupportedConfigError(f"mlp_bias is not defined for {family}")
     return fields
-
-
-FAMILY_CLASSES.update(qwen2=Qwen2Config, qwen3=Qwen3Config, granite=GraniteConfig)

@@ -1,4 +1,10 @@
-"""HF <-> JAX parameter name mapping, one declarative table per family.
+"""The model families, one :class:`~prove_jax.models.config.ModelFamily` registration each, and
+the declarative HF <-> JAX parameter tables they carry.
+
+Adding a model family is one ``register_model_family(ModelFamily(...))`` here (or, from outside the
+package, :func:`prove_jax.family.register_family`): its config class and flag defaults, the HF
+``model_type``/architectures and config keys, its tensor table and its chat format. Nothing else
+in the repository names a family; every consumer reads the registry.
 
 Each :class:`TensorRule` names a JAX parameter (dotted NNX path, ``{i}`` = layer index), the HF
 state-dict key, and both layouts as axis-letter strings.  ``"(h d) e"`` means the HF tensor's
@@ -17,11 +23,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
-from prove_jax.models.config import ModelConfig
+from prove_jax.models.config import (
+    FamilyConfig,
+    ModelConfig,
+    ModelFamily,
+    model_family,
+    register_model_family,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,22 +100,98 @@ MLP_BIAS: tuple[TensorRule, ...] = (
     TensorRule("layers.{i}.mlp.down_bias", f"{_L}.mlp.down_proj.bias", "e", "e", when="mlp_bias"),
 )
 
-FAMILY_TABLES: dict[str, tuple[TensorRule, ...]] = {
-    # Qwen2: q/k/v bias hard-coded on, o_proj without bias.
-    "qwen2": BASE + QKV_BIAS,
-    # Qwen3: qk-norm; attention_bias=true (unused by released models) adds q/k/v/o biases.
-    "qwen3": BASE + QK_NORM + QKV_BIAS + O_BIAS,
-    # Granite dense: optional attention_bias (q/k/v/o) and mlp_bias.
-    "granite": BASE + QKV_BIAS + O_BIAS + MLP_BIAS,
-}
-
 IGNORED_HF_SUFFIXES = ("rotary_emb.inv_freq",)
 """Buffers some old checkpoints carry that are recomputed, never loaded."""
 
 
 def rules_for(cfg: ModelConfig) -> list[TensorRule]:
     """The rules that apply to this config, in HF save order (embed, layers, norm, head)."""
-    return [r for r in FAMILY_TABLES[cfg.family] if r.applies(cfg)]
+    return [r for r in model_family(cfg.family).tensors if r.applies(cfg)]
+
+
+# --- the built-in families ----------------------------------------------------------------------
+class Qwen2Config(FamilyConfig):
+    """Qwen2 / Qwen2.5: q/k/v bias (hard-coded in HF), no o bias, no qk-norm."""
+
+    FAMILY = "qwen2"
+    DEFAULTS: ClassVar[Mapping[str, Any]] = {"qkv_bias": True}
+
+
+class Qwen3Config(FamilyConfig):
+    """Qwen3: qk-norm over head_dim before RoPE, explicit head_dim (may differ from hidden/heads)."""
+
+    FAMILY = "qwen3"
+    DEFAULTS: ClassVar[Mapping[str, Any]] = {"qk_norm": True}
+
+
+class GraniteConfig(FamilyConfig):
+    """Granite (dense, HF ``granite``): the four multipliers, usually tied head."""
+
+    FAMILY = "granite"
+
+
+def _qwen_window(cfg: ModelConfig) -> dict[str, Any]:
+    """Qwen configs spell out "no sliding window" (transformers reads these keys)."""
+    return {"use_sliding_window": False, "sliding_window": None, "max_window_layers": cfg.num_layers}
+
+
+def _attention_bias(hf: Mapping[str, Any]) -> dict[str, Any]:
+    """HF ``attention_bias`` switches the q/k/v *and* o biases (Qwen3, Granite)."""
+    bias = bool(hf.get("attention_bias", False))
+    return {"qkv_bias": bias, "o_bias": bias}
+
+
+def _qwen3_from_hf(hf: Mapping[str, Any]) -> dict[str, Any]:
+    out = {**_attention_bias(hf), "qk_norm": True}
+    if not hf.get("head_dim"):
+        out["head_dim"] = 128  # transformers' Qwen3Config default, not hidden / heads
+    return out
+
+
+def _granite_from_hf(hf: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        **_attention_bias(hf),
+        "mlp_bias": bool(hf.get("mlp_bias", False)),
+        "embedding_multiplier": float(hf.get("embedding_multiplier", 1.0)),
+        "residual_multiplier": float(hf.get("residual_multiplier", 1.0)),
+        "attention_scale": float(hf.get("attention_multiplier", 1.0)),
+        "logits_scaling": float(hf.get("logits_scaling", 1.0)),
+    }
+
+
+def _granite_to_hf(cfg: ModelConfig) -> dict[str, Any]:
+    return {"attention_bias": cfg.qkv_bias, "mlp_bias": cfg.mlp_bias, "embedding_multiplier": cfg.embedding_multiplier,
+            "residual_multiplier": cfg.residual_multiplier, "attention_multiplier": cfg.scale,
+            "logits_scaling": cfg.logits_scaling}
+
+
+register_model_family(ModelFamily(
+    Qwen2Config,
+    # q/k/v bias hard-coded on, o_proj without bias.
+    tensors=BASE + QKV_BIAS,
+    architectures=("Qwen2ForCausalLM",),
+    chat_family="qwen2.5",
+    from_hf=lambda hf: {"qkv_bias": True, "o_bias": False, "qk_norm": False},
+    to_hf=_qwen_window,
+))
+register_model_family(ModelFamily(
+    Qwen3Config,
+    # qk-norm; attention_bias=true (unused by released models) adds q/k/v/o biases.
+    tensors=BASE + QK_NORM + QKV_BIAS + O_BIAS,
+    architectures=("Qwen3ForCausalLM",),
+    chat_family="qwen3",
+    from_hf=_qwen3_from_hf,
+    to_hf=lambda cfg: {**_qwen_window(cfg), "attention_bias": cfg.qkv_bias},
+))
+register_model_family(ModelFamily(
+    GraniteConfig,
+    # dense Granite: optional attention_bias (q/k/v/o) and mlp_bias.
+    tensors=BASE + QKV_BIAS + O_BIAS + MLP_BIAS,
+    architectures=("GraniteForCausalLM",),
+    chat_family="granite-4.1",
+    from_hf=_granite_from_hf,
+    to_hf=_granite_to_hf,
+))
 
 
 # --- layout algebra ---------------------------------------------------------------------------

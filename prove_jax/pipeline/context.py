@@ -34,7 +34,7 @@ from prove_jax.config import LaunchConfig, to_dict
 from prove_jax.engine import Engine, EngineConfig, Sampler
 from prove_jax.engine.weights import WeightSync
 from prove_jax.env import EpisodeConfig, MCPPool, make_backend
-from prove_jax.model_record import CHAT_FAMILY, ModelRecord, ModelSpec, describe
+from prove_jax.model_record import ModelRecord, ModelSpec, default_chat_family, describe
 from prove_jax.models import Model, init_model, load_hf, make_mesh
 from prove_jax.models.config import ModelConfig
 
@@ -82,7 +82,7 @@ class Run:
 
     def template_for_family(self) -> ChatTemplate:
         """The template before any tokenizer exists (the tokenizer stage renders its corpus)."""
-        return get_template(CHAT_FAMILY[self.cfg.model.family], enable_thinking=False)
+        return get_template(default_chat_family(self.cfg.model.family), enable_thinking=False)
 
     # ---- model ----------------------------------------------------------------------------------
     @cached_property

@@ -21,9 +21,8 @@ import pytest
 from flax import nnx
 from jax.sharding import NamedSharding, PartitionSpec
 
-from prove_jax.models import attention
+from prove_jax.models import Qwen3Config, attention
 from prove_jax.models.attention import attend, choose_impl, resolve_impl, splash_attention
-from prove_jax.models.config import Qwen3Config
 from prove_jax.models.decoder import Model
 from prove_jax.models.layers import head_major_attention
 from prove_jax.models.sharding import DEFAULT_RULES, make_mesh
