@@ -66,16 +66,25 @@ def trim_row(row: Row, max_len: int) -> Row | None:
     return Row(row.tokens[:cut], row.loss_mask[:cut], slp, row.advantage)
 
 
+TOP_BUCKET_MULTIPLE = 512
+"""The largest bucket is ``max_len`` rounded up to this (the fused attention's largest tile), not the
+next geometric size: at the paper's 28,768-token cap the geometric step pads to 32,768, and that
+14 % of extra activations is what took the 8B accumulate past a v5p chip's budget."""
+
+
 def length_buckets(max_len: int, min_len: int = 128) -> tuple[int, ...]:
-    """``min_len * 2**k`` and ``1.5 * min_len * 2**k``, up to the first that holds ``max_len``."""
+    """``min_len * 2**k`` and ``1.5 * min_len * 2**k`` below ``max_len``, then one that holds it:
+    the next of those sizes, or ``max_len`` rounded up to ``TOP_BUCKET_MULTIPLE`` when smaller."""
     if max_len < 1 or min_len < 2:
         raise ValueError(f"need max_len >= 1 and min_len >= 2, got {max_len}, {min_len}")
     out, b = [], min_len
     while True:
         for size in (b, b * 3 // 2):
-            out.append(size)
             if size >= max_len:
+                top = -(-max_len // TOP_BUCKET_MULTIPLE) * TOP_BUCKET_MULTIPLE
+                out.append(top if (not out or top > out[-1]) and top < size else size)
                 return tuple(out)
+            out.append(size)
         b *= 2
 
 
