@@ -223,12 +223,11 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
     eside = P.build_engine_side(mc, emesh, ecfg, edt) if grpo else None
     dec = pre = xfer = None
     if eside is not None:
-        state_b = sum(P.nbytes_per_device(t) for t in (train.params, train.opt_state, train.ref) if t is not None)
-        while True:
+        shards = emesh.shape["data"] * emesh.shape["fsdp"]
+        while True:  # state_b: the train state resident through the rollout phase (computed above)
             progress(f"compiling engine decode and prefill at {ecfg.slots} slots ...")
             dec, pre = P.compile_decode(eside), P.compile_prefill(eside)
             over = state_b + max(dec.live, pre.live) - hbm * (1.0 - headroom)
-            shards = emesh.shape["data"] * emesh.shape["fsdp"]
             if cfg.engine.slots != 0 or over <= 0 or ecfg.slots <= shards:
                 break  # fits, fixed by the user (the phase check names the knob), or nothing to shrink
             slots = max(shards, int(ecfg.slots * 0.85) // shards * shards)
