@@ -31,10 +31,10 @@ Figures (``RESULT <name> <value> <unit> goal=<goal>``):
 * ``decode_tokens_per_s_vs_roofline``: steady-state decode tokens/s of the rollout ``Engine``
   (continuous-batching scheduler, ``decode_block`` steps per program, temperature-1 sampling, all
   ``--slots`` rows busy, ``--context``-token prompts) over the HBM roofline
-  ``slots * hbm_bytes_per_s / bytes_per_step`` with bytes per step = the params as stored (f32
-  master weights by default, as GRPO's colocated engine decodes from the trainer's params;
-  ``--decode-param-dtype bfloat16`` for a bf16 copy) + the whole KV cache (dense decode attention
-  reads every slot of every row). Steady state = the difference of two runs with
+  ``slots * hbm_bytes_per_s / bytes_per_step`` with bytes per step = the params as the engine
+  holds them (``engine.weights.decode_config``: the unscanned, per-layer-cache copy in the engine
+  dtype, bf16 by default as in the paper recipes; ``--decode-param-dtype float32`` for f32) + the
+  whole KV cache (dense decode attention reads every slot of every row). Steady state = the difference of two runs with
   ``--new-short`` and ``--new-long`` new tokens, which cancels prefill and startup. ``--hbm-gbps``
   3350 = H100 SXM.
 
@@ -225,18 +225,29 @@ def bench_update_fitting(shape: Shape, layers: int) -> tuple[dict[str, float], i
 # --- decode vs roofline ---------------------------------------------------------------------------
 
 
-def bench_decode(shape: Shape, param_dtype: str, hbm_gbps: float, rounds: int = 2) -> dict[str, float]:
+def bench_decode(shape: Shape, param_dtype: str, hbm_gbps: float, rounds: int = 2,
+                 attention: str | None = None) -> dict[str, float]:
     """Engine decode tokens/s in steady state (long minus short run) and its roofline fraction."""
     import jax
+    from flax import nnx
 
     from prove_jax.engine import Engine, EngineConfig, Sampler, SamplingConfig
+    from prove_jax.engine.weights import WeightSync
     from prove_jax.models import Qwen3Config, init_model
 
-    cfg = Qwen3Config(**shape.model, dtype="bfloat16", param_dtype=param_dtype, scan_layers=True,
-                      max_position_embeddings=max(32768, shape.context + shape.new_long + 1))
-    model = init_model(cfg, seed=0)
+    # attention: None = auto (the blocked cache read), "cudnn" = cuDNN over the whole capacity
+    trainer_cfg = Qwen3Config(**shape.model, dtype="bfloat16", param_dtype="float32", scan_layers=True,
+                              remat="full", max_position_embeddings=max(32768, shape.context + shape.new_long + 1),
+                              attention_impl=attention)
+    t0 = time.perf_counter()
+    trainer_model = init_model(trainer_cfg, seed=0)
+    sync = WeightSync(trainer_cfg, nnx.split(trainer_model)[1], dtype=param_dtype)  # as the GRPO run does
+    model = sync.engine_model(nnx.split(trainer_model)[1])
+    cfg = sync.config
+    del trainer_model
+    print(f"INFO decode: trainer init + weight sync {time.perf_counter() - t0:.1f} s", flush=True)
     ecfg = EngineConfig(slots=shape.slots, max_len=shape.context + shape.new_long + 1, min_chunk=shape.max_chunk,
-                        max_chunk=shape.max_chunk, prefill_rows=min(4, shape.slots))
+                        max_chunk=shape.max_chunk, prefill_rows=min(4, shape.slots), decode_block=8)
     sampler = Sampler(model, ecfg, stop_ids=(), vocab_limit=cfg.vocab_size)
     del model
     prompts = np.random.default_rng(0).integers(0, cfg.vocab_size, (shape.slots, shape.context)).tolist()
@@ -318,7 +329,11 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=None, help="rows per micro-batch")
     ap.add_argument("--seq", type=int, default=None, help="tokens per row (a length bucket)")
     ap.add_argument("--micro-batches", type=int, default=None)
-    ap.add_argument("--decode-param-dtype", default="float32", help="weights the engine reads (float32 = as GRPO)")
+    ap.add_argument("--decode-param-dtype", default="bfloat16",
+                    help="the engine's weight dtype (bfloat16 = the paper recipes' engine.dtype)")
+    ap.add_argument("--decode-attention", default=None, choices=["cudnn", "xla"],
+                    help="the engine's attention_impl (default: auto, the blocked cache read)")
+    ap.add_argument("--decode-rounds", type=int, default=2, help="timed short/long decode pairs")
     ap.add_argument("--grpo-rows", type=int, default=256, help="rows of one GRPO batch (16 prompts x 16)")
     ap.add_argument("--grpo-tokens", type=int, default=6000, help="typical tokens per GRPO transcript")
     ap.add_argument("--skip-update", action="store_true")
@@ -360,7 +375,7 @@ def main() -> None:
             figures.append(("update_tokens_per_s_qwen3_4b", upd["tokens_per_s"], f"tok/s{layer_tag}{tag}", "none"))
             figures.append(("grpo_update_s_per_step_qwen3_4b", update_s, f"s{layer_tag}{tag}", "none"))
         if not args.skip_decode:
-            dec = bench_decode(shape, args.decode_param_dtype, args.hbm_gbps)
+            dec = bench_decode(shape, args.decode_param_dtype, args.hbm_gbps, args.decode_rounds, args.decode_attention)
             figures.append(("decode_tokens_per_s_vs_roofline", dec["tokens_per_s"] / dec["roofline_tokens_per_s"],
                             f"frac{tag}", "none"))
             figures.append(("decode_tokens_per_s_qwen3_4b", dec["tokens_per_s"], f"tok/s{tag}", "none"))

@@ -62,7 +62,12 @@ def _cudnn_max_head_dim() -> int:
         return 128
 
 
-def resolve_impl(impl: str | None, backend: str, dtype: jnp.dtype, head_dim: int) -> str:
+CUDNN_SEQ_MULTIPLE = 64
+"""cuDNN's flash attention trains (has a backward) only on sequence lengths that are multiples of 64
+(``check_is_flash_attention``, found on an H200 with a 6,143-token forward); auto falls back to XLA."""
+
+
+def resolve_impl(impl: str | None, backend: str, dtype: jnp.dtype, head_dim: int, seq_len: int | None = None) -> str:
     """The implementation ``impl`` means on ``backend`` (None = auto, see the module docstring).
 
     Forcing ``"cudnn"`` off a GPU fails here, naming the knob, rather than as an XLA lowering
@@ -82,14 +87,15 @@ def resolve_impl(impl: str | None, backend: str, dtype: jnp.dtype, head_dim: int
         return "splash"
     if backend in ("gpu", "cuda"):
         half = jnp.dtype(dtype) in (jnp.dtype(jnp.bfloat16), jnp.dtype(jnp.float16))
-        if half and head_dim % 8 == 0 and head_dim <= _cudnn_max_head_dim():
+        aligned = seq_len is None or seq_len % CUDNN_SEQ_MULTIPLE == 0
+        if half and aligned and head_dim % 8 == 0 and head_dim <= _cudnn_max_head_dim():
             return "cudnn"
     return "xla"
 
 
 def choose_impl(impl: str | None, q: jax.Array, mesh: Mesh | None = None) -> str:
     """What :func:`attend` will run for queries like ``q`` on ``mesh`` (or the default backend)."""
-    return resolve_impl(impl, _backend(mesh), q.dtype, q.shape[-1])
+    return resolve_impl(impl, _backend(mesh), q.dtype, q.shape[-1], q.shape[1])
 
 
 def _repeat_kv(q: jax.Array, k: jax.Array, v: jax.Array) -> tuple[jax.Array, jax.Array]:

@@ -61,10 +61,13 @@ def sequence_logprobs(
     temperature: float = 1.0,
     chunk_tokens: int = DEFAULT_CHUNK_TOKENS,
 ) -> jax.Array:
-    """Teacher-forced ``log p(tokens[:, t+1] | tokens[:, :t+1])`` as f32 ``[B, T-1]``."""
-    mask = None if attention_mask is None else attention_mask[:, :-1]
-    h, _ = model.hidden_states(tokens[:, :-1], positions[:, :-1], attention_mask=mask)
-    return token_logprobs(model, h, tokens[:, 1:], temperature=temperature, chunk_tokens=chunk_tokens)
+    """Teacher-forced ``log p(tokens[:, t+1] | tokens[:, :t+1])`` as f32 ``[B, T-1]``.
+
+    The forward runs over all ``T`` tokens and drops the last hidden state (causal attention: it
+    changes no earlier position), so attention sees the length bucket itself: ``T - 1`` tokens
+    fit no kernel tile (splash's blocks, cuDNN's multiple of 64)."""
+    h, _ = model.hidden_states(tokens, positions, attention_mask=attention_mask)
+    return token_logprobs(model, h[:, :-1], tokens[:, 1:], temperature=temperature, chunk_tokens=chunk_tokens)
 
 
 def _chunks(rows: int, length: int, chunk_tokens: int) -> tuple[int, int]:

@@ -183,6 +183,12 @@ def test_auto_choice_per_backend(backend: str, dtype: Any, head_dim: int, expect
     assert resolve_impl(None, backend, jnp.dtype(dtype), head_dim) == expected
 
 
+def test_auto_gpu_choice_needs_a_cudnn_trainable_length() -> None:
+    # cuDNN's flash attention has no backward for 6,143 tokens (seen on an H200): auto takes XLA there
+    assert resolve_impl(None, "gpu", jnp.dtype(jnp.bfloat16), 128, 6144) == "cudnn"
+    assert resolve_impl(None, "gpu", jnp.dtype(jnp.bfloat16), 128, 6143) == "xla"
+
+
 def test_dispatch_goes_to_cudnn_on_a_gpu_backend(monkeypatch: pytest.MonkeyPatch) -> None:
     q, k, v, _ = _inputs(128, 128, jnp.bfloat16)
     monkeypatch.setattr(attention, "_backend", lambda mesh=None: "gpu")
