@@ -2,10 +2,11 @@
 
     cfg = load(LaunchConfig, "configs/runs/tiny_cpu.yaml", ["grpo.steps=3", "env.backend=stdio"])
 
-Every concern keeps its own dataclass where it lives (``rl.GRPOConfig``, ``rl.SFTConfig``,
-``rl.OptimConfig``, ``rl.LossConfig``, ``engine.SamplingConfig``, ``env.ToolView``,
-``checkpoint.CheckpointConfig``, ``eval.EvalConfig``); the sections defined here only say where
-inputs come from (data, tokenizer, model) and the launcher's own switches. :func:`check` then
+Every concern keeps its own dataclass where it lives, and the launch composes those very classes
+(``env.EpisodeConfig``, ``engine.EngineConfig``, ``rewards.RewardConfig``, ``rl.GRPOConfig``,
+``rl.SFTConfig``, ``env.ToolView``, ``checkpoint.CheckpointConfig``, ``eval.EvalConfig``, ...);
+the sections defined here only say where inputs come from (data, tokenizer, model) and the
+launcher's own switches. :func:`check` then
 builds what the sections describe (the synthesis config, the reward config, the model config, the
 mesh) so a bad value fails before any work starts, naming its key. The parser is
 :mod:`prove_jax.yamlconf` (the same one ``data/`` uses).
@@ -18,9 +19,12 @@ from typing import Any
 
 import servers
 from prove_jax.checkpoint import CheckpointConfig
+from prove_jax.engine.config import EngineConfig
+from prove_jax.env.episode import EpisodeConfig
 from prove_jax.env.view import ToolView
 from prove_jax.eval.indomain import EvalConfig
 from prove_jax.plan.config import PlanConfig
+from prove_jax.rewards.config import RewardConfig
 from prove_jax.rl.grpo import GRPOConfig
 from prove_jax.rl.sft import SFTConfig
 from prove_jax.yamlconf import REPLACE, ConfigError, apply_override, build, checked, load, read_yaml, to_dict
@@ -87,72 +91,6 @@ class ModelSection:
 
 
 @dataclasses.dataclass
-class EpisodeSection:
-    """Episode caps. ``max_tokens: null`` derives the transcript cap from the data: the longest
-    gold transcript of the train split times ``length_margin`` (bounded by ``max_tokens_limit``)."""
-
-    max_user_turns: int = 5
-    max_assistant_turns: int = 10
-    max_tokens: int | None = None
-    max_result_chars: int | None = 2000
-    length_margin: float = 1.25
-    max_tokens_limit: int = 32768
-
-
-@dataclasses.dataclass
-class EngineSection:
-    """Engine shapes (``engine.EngineConfig``); ``max_len: null`` follows the episode cap.
-
-    ``param_dtype`` is the dtype the rollout engine holds its weights in; empty = ``model.dtype``
-    (the compute dtype: bf16 for the paper recipes, whose f32 master weights stay with the
-    trainer). ``mesh`` is the engine's layout; empty = ``model.mesh`` (per process on several
-    hosts, fitted to the local devices). Equal to the trainer's dtype and layout in one process,
-    the engine decodes from the trainer's own buffers; otherwise every update is one on-device
-    cast + reshard (``engine.weights.WeightSync``)."""
-
-    slots: int = 16  # 0: as many as the device's memory holds (sized by the start-up plan)
-    max_len: int | None = None
-    min_chunk: int = 32
-    max_chunk: int = 256
-    prefill_rows: int = 2
-    decode_block: int = 8
-    param_dtype: str = ""
-    mesh: str = ""
-
-    def to_engine(self, max_len: int) -> Any:
-        """The ``EngineConfig`` these shapes describe, for transcripts of at most ``max_len``."""
-        from prove_jax.engine import EngineConfig
-
-        return EngineConfig(slots=self.slots, max_len=max_len, min_chunk=self.min_chunk, max_chunk=self.max_chunk,
-                            prefill_rows=self.prefill_rows, decode_block=self.decode_block)
-
-
-@dataclasses.dataclass
-class RewardSection:
-    """``rewards.RewardConfig.from_dict`` keys (``variant``: paper | recall_only | no_val | ...)."""
-
-    variant: str = "paper"
-    weights: dict[str, float] = dataclasses.field(default_factory=dict)
-    alpha: float | None = None
-    beta: float | None = None
-    disable: list[str] = dataclasses.field(default_factory=list)
-    final_state: bool = False
-    group_normalize: bool = False
-
-    def to_reward(self) -> Any:
-        from prove_jax.rewards import RewardConfig
-
-        data: dict[str, Any] = {"variant": self.variant, "disable": self.disable, "final_state": self.final_state,
-                                "group_normalize": self.group_normalize}
-        if self.weights:
-            data["weights"] = self.weights
-        for k in ("alpha", "beta"):
-            if getattr(self, k) is not None:
-                data[k] = getattr(self, k)
-        return RewardConfig.from_dict(data)
-
-
-@dataclasses.dataclass
 class ExportConfig:
     dir: str = ""  # default <out_dir>/hf
     dtype: str = ""  # stored weight dtype (default: the params' own)
@@ -194,12 +132,13 @@ class LaunchConfig:
     view: ToolView = dataclasses.field(default_factory=ToolView)
     tokenizer: TokenizerConfig = dataclasses.field(default_factory=TokenizerConfig)
     model: ModelSection = dataclasses.field(default_factory=ModelSection)
-    episode: EpisodeSection = dataclasses.field(default_factory=EpisodeSection)
-    engine: EngineSection = dataclasses.field(default_factory=EngineSection)
+    # a run derives its transcript cap (max_tokens: null) and engine max_len (null) from the data
+    episode: EpisodeConfig = dataclasses.field(default_factory=lambda: EpisodeConfig(max_tokens=None))
+    engine: EngineConfig = dataclasses.field(default_factory=lambda: EngineConfig(slots=16, max_len=None))
     env: EnvConfig = dataclasses.field(default_factory=EnvConfig)
     sft: SFTConfig = dataclasses.field(default_factory=SFTConfig)
     grpo: GRPOConfig = dataclasses.field(default_factory=GRPOConfig)
-    reward: RewardSection = dataclasses.field(default_factory=RewardSection)
+    reward: RewardConfig = dataclasses.field(default_factory=RewardConfig)  # YAML: RewardConfig.from_dict
     checkpoint: CheckpointConfig = dataclasses.field(default_factory=CheckpointConfig)
     eval: EvalConfig = dataclasses.field(default_factory=EvalConfig)
     export: ExportConfig = dataclasses.field(default_factory=ExportConfig)
@@ -218,7 +157,6 @@ def check(cfg: LaunchConfig) -> None:
     from data.config import from_mapping
 
     checked("data.synth", from_mapping, cfg.data.size, cfg.data.synth)
-    checked("reward", cfg.reward.to_reward)
     from prove_jax.models.config import FAMILY_CLASSES, check_attention_impl
     from prove_jax.models.sharding import parse_mesh_spec
 
@@ -230,9 +168,6 @@ def check(cfg: LaunchConfig) -> None:
     checked("model.attention_impl", check_attention_impl, cfg.model.attention_impl)
     checked("model.mesh", parse_mesh_spec, cfg.model.mesh)
     e = cfg.engine
-    if e.slots < 0:
-        raise ConfigError(f"engine.slots: expected >= 0 (0 = sized from device memory), got {e.slots}")
-    checked("engine", dataclasses.replace(e, slots=e.slots or 1).to_engine, e.max_len or 4096)
     checked("engine.mesh", parse_mesh_spec, e.mesh)
     if e.param_dtype:
         import jax.numpy as jnp

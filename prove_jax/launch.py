@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import sys
 import time
@@ -142,7 +143,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     report = check_startup(cfg, cfg.plan)  # a run that cannot fit stops here, naming the knob
     if cfg.engine.slots == 0:  # sized from the device's memory by the plan (a default where none)
-        cfg.engine.slots = report.engine_slots if report is not None and report.engine_slots else AUTO_SLOTS_FALLBACK
+        slots = report.engine_slots if report is not None and report.engine_slots else AUTO_SLOTS_FALLBACK
+        cfg.engine = dataclasses.replace(cfg.engine, slots=slots)
         print(f"engine.slots=0 -> {cfg.engine.slots} slots", file=sys.stderr)
     results: dict[str, Any] = {}
     seconds: dict[str, float] = {}

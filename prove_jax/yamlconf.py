@@ -11,6 +11,11 @@ fields declared ``dataclasses.field(..., metadata=REPLACE)``: a mapping that is 
 ``env.urls``: which servers to call) is replaced whole, so an included file's entries never
 leak into a file that sets its own.
 
+A section whose class defines ``from_dict`` (and ``to_dict``) is built by it instead of field by
+field: its YAML is that constructor's input, e.g. ``reward: {variant: recall_only, disable:
+[eff]}`` for ``rewards.RewardConfig``, whose named presets are not fields. Such a section starts
+empty (its own defaults apply), and a loaded config writes it back through ``to_dict``.
+
 Pure: imports only ``yaml``, so ``data/`` and ``rewards/`` configs go through the same parser
 without importing the training side.
 """
@@ -47,9 +52,20 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
+def _built_by_from_dict(tp: Any) -> bool:
+    """A section class with its own ``from_dict`` (see the module docstring)."""
+    return isinstance(tp, type) and dataclasses.is_dataclass(tp) and callable(getattr(tp, "from_dict", None))
+
+
 def _coerce(value: Any, tp: Any, where: str) -> Any:
     """Check/convert ``value`` to ``tp`` (dataclasses, lists, dicts, unions, scalars)."""
     origin = typing.get_origin(tp)
+    if _built_by_from_dict(tp):
+        if isinstance(value, tp):
+            return value
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: expected a mapping for {tp.__name__}, got {value!r}")
+        return checked(where, tp.from_dict, value)
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: expected a mapping for {tp.__name__}, got {value!r}")
@@ -119,7 +135,33 @@ def checked[R](where: str, fn: Callable[..., R], *args: Any, **kw: Any) -> R:
 
 
 def to_dict(cfg: Any) -> dict[str, Any]:
-    return dataclasses.asdict(cfg)
+    """A config as plain data (sections built by ``from_dict`` written by their ``to_dict``)."""
+    return {f.name: _plain(getattr(cfg, f.name)) for f in dataclasses.fields(cfg)}
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return value.to_dict() if _built_by_from_dict(type(value)) else to_dict(value)
+    if isinstance(value, list | tuple):
+        return type(value)(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _defaults(cfg: Any) -> dict[str, Any]:
+    """What a load starts from: ``cfg``'s values, with sections built by ``from_dict`` empty."""
+    hints = _hints(type(cfg))
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        if _built_by_from_dict(hints[f.name]):
+            out[f.name] = {}
+        elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+            out[f.name] = _defaults(value)
+        else:
+            out[f.name] = _plain(value)
+    return out
 
 
 def apply_override(data: dict[str, Any], override: str) -> None:
@@ -144,7 +186,7 @@ def replaced_paths(cls: type, prefix: tuple[str, ...] = ()) -> Paths:
         tp = hints[f.name]
         if f.metadata.get("merge") == "replace":
             out.add((*prefix, f.name))
-        elif dataclasses.is_dataclass(tp) and isinstance(tp, type):
+        elif dataclasses.is_dataclass(tp) and isinstance(tp, type) and not _built_by_from_dict(tp):
             out |= replaced_paths(tp, (*prefix, f.name))
     return frozenset(out)
 
@@ -172,7 +214,7 @@ def read_yaml(path: str | Path, _seen: tuple[Path, ...] = (), replace: Paths = f
 
 def load[T](cls: type[T], path: str | Path | None = None, overrides: list[str] | None = None) -> T:
     """Defaults ← YAML file (with its includes) ← dotted overrides, validated against ``cls``."""
-    data: dict[str, Any] = to_dict(cls())
+    data: dict[str, Any] = _defaults(cls())
     replace = replaced_paths(cls)
     if path is not None:
         merge(data, read_yaml(path, replace=replace), replace)

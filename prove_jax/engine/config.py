@@ -74,16 +74,31 @@ class EngineConfig:
 
     The KV cache holds ``max_len + max_chunk`` slots: the slack lets a right-padded chunk be
     written at any legal offset without XLA clamping the write onto valid entries.
+
+    A run's config (the launch YAML's ``engine:`` section is this class) may leave two shapes for
+    start-up to fill in: ``slots: 0`` (as many as the devices' memory holds, sized by the plan) and
+    ``max_len: null`` (the transcript cap derived from the data, ``rl.caps``). An engine is built
+    only from a config that is :attr:`resolved`. Where a run's engine holds its weights:
+
+    * ``param_dtype``: the weight dtype (empty: the model's compute dtype; bf16 in the paper
+      recipes, whose f32 master weights stay with the trainer);
+    * ``mesh``: the layout, e.g. ``"fsdp=2,tensor=2"`` (empty: the trainer's mesh, per process on
+      several hosts). With the trainer's dtype and layout in one process the engine decodes from
+      the trainer's own buffers, otherwise every update is one on-device cast + reshard
+      (``engine.weights.WeightSync``).
     """
 
     slots: int = 8
-    max_len: int = 2048
+    max_len: int | None = 2048
     min_chunk: int = 32
     max_chunk: int = 256
     prefill_rows: int = 2
     prefills_per_step: int = 1
     decode_block: int = 8
     share_prefixes: bool = True
+    # Set in a run's YAML; no CLI flag: serve and eval load one model with their own --mesh/--dtype.
+    param_dtype: str = dataclasses.field(default="", metadata={"cli": False})
+    mesh: str = dataclasses.field(default="", metadata={"cli": False})
 
     def __post_init__(self) -> None:
         for name in ("min_chunk", "max_chunk"):
@@ -92,14 +107,28 @@ class EngineConfig:
                 raise ValueError(f"{name} must be a power of two, got {v}")
         if self.min_chunk > self.max_chunk:
             raise ValueError(f"min_chunk {self.min_chunk} > max_chunk {self.max_chunk}")
-        if self.slots < 1 or self.prefill_rows < 1 or self.prefills_per_step < 1 or self.decode_block < 1:
-            raise ValueError("slots, prefill_rows, prefills_per_step and decode_block must be >= 1")
-        if self.max_len < 2:
+        if self.slots < 0:
+            raise ValueError(f"slots must be >= 0 (0 = sized from device memory at start-up), got {self.slots}")
+        if self.prefill_rows < 1 or self.prefills_per_step < 1 or self.decode_block < 1:
+            raise ValueError("prefill_rows, prefills_per_step and decode_block must be >= 1")
+        if self.max_len is not None and self.max_len < 2:
             raise ValueError(f"max_len must be >= 2, got {self.max_len}")
+
+    @property
+    def resolved(self) -> bool:
+        """Whether every shape is fixed (``slots >= 1`` and a ``max_len``): what an engine needs."""
+        return self.slots >= 1 and self.max_len is not None
+
+    def require_resolved(self) -> None:
+        if not self.resolved:
+            raise ValueError(f"engine config has slots={self.slots}, max_len={self.max_len}: start-up sizes "
+                             "slots=0 and derives max_len=null before an engine is built")
 
     @property
     def capacity(self) -> int:
         """KV-cache slots per row (``max_len`` plus one chunk of slack)."""
+        self.require_resolved()
+        assert self.max_len is not None
         return self.max_len + self.max_chunk
 
     @property

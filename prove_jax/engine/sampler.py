@@ -324,6 +324,7 @@ class Sampler:
         vocab_limit: int | None = None,
         cache_dtype: Any = None,
     ) -> None:
+        config.require_resolved()
         self.config = config
         self.model_config = model.config
         self.mesh: Mesh | None = model.mesh

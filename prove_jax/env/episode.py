@@ -84,14 +84,22 @@ class EpisodeConfig:
     """Caps and switches of one episode.
 
     ``max_tokens`` bounds the whole transcript (context included; keep it <= the engine's
-    ``max_len``): the driver never appends a turn that would exceed it. ``max_result_chars`` truncates very long tool results (a full account list can
-    be 30k characters) so one call cannot eat the token budget; ``None`` keeps them whole.
+    ``max_len``): the driver never appends a turn that would exceed it. ``max_result_chars``
+    truncates very long tool results (a full account list can be 30k characters) so one call
+    cannot eat the token budget; ``None`` keeps them whole.
+
+    A run's config (the launch YAML's ``episode:`` section is this class) may set ``max_tokens:
+    null``: start-up derives the cap from the train split's gold transcripts, the longest times
+    ``length_margin``, bounded by ``max_tokens_limit`` (``prove_jax.rl.caps``; the driver itself
+    only reads the resolved cap).
     """
 
     max_user_turns: int = 5
     max_assistant_turns: int = 10
-    max_tokens: int = 2048
+    max_tokens: int | None = 2048
     max_result_chars: int | None = 2000
+    length_margin: float = 1.25
+    max_tokens_limit: int = 32768
     snapshots: bool = True
     score: bool = True
 
@@ -249,6 +257,10 @@ async def run_episode(
     the render + encode of the tool list is the costliest host step, so a group renders it once.
     """
     cfg = config or EpisodeConfig()
+    if cfg.max_tokens is None:
+        raise ValueError("EpisodeConfig.max_tokens is None: a run derives the cap at start-up (prove_jax.rl.caps); "
+                         "set it to play an episode")
+    max_tokens = cfg.max_tokens
     turns = example["turns"]
     tr = prefix.fork() if prefix is not None else Transcript.start(
         template, tokenizer, opening_messages(example), example.get("tools") or [])
@@ -266,12 +278,12 @@ async def run_episode(
                 finish = "assistant_cap"
                 break
             # the generation prompt must leave room for at least one generated token
-            opened = _grown(tr, cfg.max_tokens - 1, Transcript.start_assistant)
+            opened = _grown(tr, max_tokens - 1, Transcript.start_assistant)
             if opened is None:
                 finish = "token_cap"
                 break
             tr = opened
-            budget = cfg.max_tokens - len(tr)
+            budget = max_tokens - len(tr)
             gen = await policy.generate(tr.tokens, max_new_tokens=budget, stream=a_turn)
             if not gen.ids:
                 finish = "token_cap"
@@ -293,24 +305,24 @@ async def run_episode(
                 if ep.failed:
                     finish = "env_failed"
                     break
-                with_results = _grown(tr, cfg.max_tokens, Transcript.append_tool_results, results)
+                with_results = _grown(tr, max_tokens, Transcript.append_tool_results, results)
                 if with_results is None:  # the calls ran (and count for the reward); their results do not fit
                     finish = "token_cap"
                     break
                 tr = with_results
-                if len(tr) >= cfg.max_tokens:
+                if len(tr) >= max_tokens:
                     finish = "token_cap"
                 continue
             if user_turn + 1 >= n_user:
                 user_turn += 1
                 finish = "done"
                 break
-            with_user = _grown(tr, cfg.max_tokens, Transcript.append_user, turns[user_turn + 1]["user"])
+            with_user = _grown(tr, max_tokens, Transcript.append_user, turns[user_turn + 1]["user"])
             if with_user is None:  # the model never sees this user turn: it is not counted
                 finish = "token_cap"
                 break
             tr, user_turn = with_user, user_turn + 1
-            if len(tr) >= cfg.max_tokens:
+            if len(tr) >= max_tokens:
                 finish = "token_cap"
         if cfg.snapshots and not ep.failed:
             final_state = await ep.snapshots()

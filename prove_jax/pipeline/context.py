@@ -20,6 +20,7 @@ Output layout of a run (``out_dir``)::
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -181,13 +182,14 @@ class Run:
                                max_position=lambda: self.model_config().max_position_embeddings)
 
     def episode_config(self, *, max_tokens: int | None = None) -> EpisodeConfig:
-        ep = self.cfg.episode
-        return EpisodeConfig(max_user_turns=ep.max_user_turns, max_assistant_turns=ep.max_assistant_turns,
-                             max_tokens=max_tokens if max_tokens is not None else self.caps().max_tokens,
-                             max_result_chars=ep.max_result_chars)
+        """The run's episode section with its transcript cap resolved (``max_tokens`` or the caps)."""
+        return dataclasses.replace(self.cfg.episode,
+                                   max_tokens=max_tokens if max_tokens is not None else self.caps().max_tokens)
 
     def engine_config(self) -> EngineConfig:
-        return self.cfg.engine.to_engine(self.caps().max_len)
+        """The run's engine section with ``max_len`` resolved from the caps (``slots: 0`` was sized at
+        start-up, by the launcher)."""
+        return dataclasses.replace(self.cfg.engine, max_len=self.caps().max_len)
 
     def sampler(self, model: Model) -> Sampler:
         sp = special_ids(self.template, self.tokenizer)

@@ -165,7 +165,7 @@ def grpo(run: Run) -> dict[str, Any]:
         async with run.pool() as pool:
             ctx = GRPOContext(trainer=trainer, engine=run.engine(engine_model), pool=pool, template=run.template,
                               tokenizer=run.tokenizer, episode=run.episode_config(),
-                              reward=cfg.reward.to_reward(), max_len=caps.max_tokens, to_engine=to_engine)
+                              reward=cfg.reward, max_len=caps.max_tokens, to_engine=to_engine)
             return await train_grpo(ctx, g, loader, runner, seed=cfg.seed)
 
     try:

@@ -149,13 +149,12 @@ def model_flops(mc: ModelConfig, rows: int, length: int, with_ref: bool) -> floa
 
 
 def engine_config(cfg: LaunchConfig, max_len: int) -> EngineConfig:
-    e = cfg.engine
-    return EngineConfig(slots=e.slots or 1, max_len=max_len, min_chunk=e.min_chunk, max_chunk=e.max_chunk,
-                        prefill_rows=e.prefill_rows, decode_block=e.decode_block)
+    """The run's engine section at ``max_len`` (and one slot per chip to start from when ``slots: 0``)."""
+    return dataclasses.replace(cfg.engine, slots=cfg.engine.slots or 1, max_len=max_len)
 
 
 def _engine_dtype(cfg: LaunchConfig) -> str:
-    return getattr(cfg.engine, "param_dtype", None) or cfg.model.dtype
+    return cfg.engine.param_dtype or cfg.model.dtype
 
 
 def plan_run(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool = False, headroom: float = 0.1,

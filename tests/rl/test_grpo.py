@@ -127,7 +127,7 @@ def test_a_server_dying_mid_step_fails_only_its_episodes(run_copy: Path) -> None
     async def go() -> dict[str, Any]:
         async with MCPPool({"banking": banking, "vehicle": InProcessBackend("vehicle")}, call_timeout_s=20) as pool:
             ctx = GRPOContext(trainer, run.engine(trainer.model()), pool, run.template, run.tokenizer,
-                              run.episode_config(), cfg.reward.to_reward(), 2048)
+                              run.episode_config(), cfg.reward, 2048)
             runner = StageRunner("grpo", run_copy / "grpo_kill", trainer, 2, config={}, progress=False)
             try:
                 return await train_grpo(ctx, cfg.grpo, Fixed(), runner, seed=0)
