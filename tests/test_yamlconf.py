@@ -50,6 +50,8 @@ def test_a_from_dict_section_is_built_by_its_own_constructor(tmp_path: Path) -> 
     assert isinstance(cfg.reward, RewardConfig)
     assert cfg.reward == variant("recall_only").replace(beta=0.0)
     assert load(LaunchConfig, None, ["reward.variant=no_eff"]).reward == variant("no_eff")
+    # what a run's summary records: the preset's name, or "custom" once a value differs from it
+    assert (load(LaunchConfig, None, ["reward.variant=no_eff"]).reward.name, cfg.reward.name) == ("no_eff", "custom")
     assert load(LaunchConfig).reward == RewardConfig()
     assert build(LaunchConfig, to_dict(cfg)).reward == cfg.reward
     with pytest.raises(ConfigError, match=r"reward: .*unknown reward config key\(s\) \['varaint'\]"):

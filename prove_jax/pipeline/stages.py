@@ -172,7 +172,7 @@ def grpo(run: Run) -> dict[str, Any]:
         summary = asyncio.run(go())
     finally:
         runner.close()
-    summary.update(start_from=start_from, seconds=round(time.perf_counter() - t, 1), reward=cfg.reward.variant,
+    summary.update(start_from=start_from, seconds=round(time.perf_counter() - t, 1), reward=cfg.reward.name,
                    view=cfg.view.describe(),
                    weight_sync=to_engine.describe() if to_engine is not None else {"mode": "zero-copy"})
     if not summary["preempted"]:

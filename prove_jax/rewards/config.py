@@ -118,6 +118,11 @@ class RewardConfig:
         changes["components"] = tuple(c for c in comps if c not in drop)
         return cfg.replace(**changes)
 
+    @property
+    def name(self) -> str:
+        """The preset this config equals (:data:`VARIANTS`), else ``"custom"``: what a run log shows."""
+        return next((n for n, v in VARIANTS.items() if v == self), "custom")
+
     def to_dict(self) -> dict[str, Any]:
         """Plain-dict form (round-trips through :meth:`from_dict`), for run logs."""
         return {
