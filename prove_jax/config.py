@@ -17,37 +17,21 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-import servers
 from prove_jax.checkpoint import CheckpointConfig
 from prove_jax.engine.config import EngineConfig
 from prove_jax.env.episode import EpisodeConfig
+from prove_jax.env.pool import EnvConfig, MCPPool
 from prove_jax.env.view import ToolView
 from prove_jax.eval.indomain import EvalConfig
 from prove_jax.plan.config import PlanConfig
 from prove_jax.rewards.config import RewardConfig
 from prove_jax.rl.grpo import GRPOConfig
 from prove_jax.rl.sft import SFTConfig
-from prove_jax.yamlconf import REPLACE, ConfigError, apply_override, build, checked, load, read_yaml, to_dict
+from prove_jax.yamlconf import ConfigError, apply_override, build, checked, load, read_yaml, to_dict
 
 __all__ = ["ConfigError", "LaunchConfig", "apply_override", "build", "check", "load", "read_yaml", "to_dict"]
 
 STAGES = ("synth", "tokenizer", "sft", "grpo", "eval", "export", "demo")
-
-
-@dataclasses.dataclass
-class EnvConfig:
-    """Where tool calls go: which servers, over which transport, with what limits."""
-
-    domains: list[str] = dataclasses.field(default_factory=lambda: list(servers.DOMAINS))  # all twenty
-    backend: str = "inprocess"  # inprocess | inprocess-mcp | stdio | http
-    n_procs: int = 1  # stdio: server processes per domain
-    urls: dict[str, list[str]] = dataclasses.field(default_factory=dict, metadata=REPLACE)  # http: domain -> URLs
-    call_timeout_s: float = 10.0
-    max_concurrent_episodes: int = 256
-
-    def __post_init__(self) -> None:
-        if self.backend not in ("inprocess", "inprocess-mcp", "stdio", "http"):
-            raise ValueError(f"backend must be inprocess, inprocess-mcp, stdio or http, got {self.backend!r}")
 
 
 @dataclasses.dataclass
@@ -157,6 +141,7 @@ def check(cfg: LaunchConfig) -> None:
     from data.config import from_mapping
 
     checked("data.synth", from_mapping, cfg.data.size, cfg.data.synth)
+    checked("env", MCPPool.from_config, cfg.env)  # backends are built, not started: names and URLs checked
     from prove_jax.models.config import FAMILY_CLASSES, check_attention_impl
     from prove_jax.models.sharding import parse_mesh_spec
 

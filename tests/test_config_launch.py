@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from prove_jax.config import ConfigError, EnvConfig, LaunchConfig, check, load
+from prove_jax.config import ConfigError, LaunchConfig, check, load
+from prove_jax.env.pool import EnvConfig
 from prove_jax.launch import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,7 +56,8 @@ def test_scientific_notation_without_a_dot_is_a_float() -> None:
      ("data.synth={distractor_rate: 1.5}", "distractor_rate"), ("reward.variant=bogus", "bogus"),
      ("grpo.loss.policy_loss=ppo2", "ppo2"), ("stages=[synth, trian]", "trian"), ("model.mesh=model=2", "mesh"),
      ("grpo.sampling.temperature=0", "temperature"), ("model.init={hidden_sise: 3}", "hidden_sise"),
-     ("sft.optim.lr=-1", "lr")],
+     ("sft.optim.lr=-1", "lr"), ("env.backend=http", r"env: env.urls has no URLs for \['banking'"),
+     ("env.domains=[bankign]", "bankign")],
 )
 def test_a_config_typo_fails_before_any_work(override: str, needle: str, tmp_path: Path) -> None:
     out = tmp_path / "never"

@@ -10,11 +10,12 @@ from prove_jax.env.episode import (
     run_rollouts,
     sample_seed,
 )
-from prove_jax.env.pool import Episode, MCPPool, PoolStats, ToolNameCollision
+from prove_jax.env.pool import EnvConfig, Episode, MCPPool, PoolStats, ToolNameCollision
 
 __all__ = [
     "CallResult",
     "EnginePolicy",
+    "EnvConfig",
     "Episode",
     "EpisodeConfig",
     "HttpBackend",

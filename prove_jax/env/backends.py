@@ -259,6 +259,10 @@ class HttpBackend(_RemoteBackend):
         self.workers = [_Worker(f"{domain}@{u}", lambda u=u: Client(u, cache=None)) for u in urls]
 
 
+BACKENDS = ("inprocess", "inprocess-mcp", "stdio", "http")
+"""The transports a domain's server can be reached over (:func:`make_backend`)."""
+
+
 def make_backend(domain: str, kind: str, **kw: Any) -> Backend:
     """``inprocess`` | ``inprocess-mcp`` | ``stdio`` | ``http`` (kw: ``n_procs``, ``urls``, ``seed``)."""
     if kind == "inprocess":
@@ -269,7 +273,7 @@ def make_backend(domain: str, kind: str, **kw: Any) -> Backend:
         return StdioBackend(domain, n_procs=int(kw.get("n_procs", 1)), seed=int(kw.get("seed", 0)))
     if kind == "http":
         return HttpBackend(domain, list(kw["urls"]))
-    raise ValueError(f"unknown backend kind {kind!r} (inprocess, inprocess-mcp, stdio, http)")
+    raise ValueError(f"unknown backend kind {kind!r} ({', '.join(BACKENDS)})")
 
 
 def now() -> float:

@@ -21,7 +21,9 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from prove_jax.env.backends import Backend, CallResult, HelperOp, make_backend, now
+import servers
+from prove_jax.env.backends import BACKENDS, Backend, CallResult, HelperOp, make_backend, now
+from prove_jax.yamlconf import REPLACE
 
 
 class ToolNameCollision(ValueError):
@@ -36,6 +38,25 @@ class PoolStats:
     server_deaths: int = 0
     episodes_opened: int = 0
     episodes_failed: int = 0
+
+
+@dataclass
+class EnvConfig:
+    """Where tool calls go: which servers, over which transport, with what limits."""
+
+    domains: list[str] = field(default_factory=lambda: list(servers.DOMAINS))  # all twenty
+    backend: str = "inprocess"  # inprocess | inprocess-mcp | stdio | http
+    n_procs: int = 1  # stdio: server processes per domain
+    urls: dict[str, list[str]] = field(default_factory=dict, metadata=REPLACE)  # http: domain -> URLs
+    call_timeout_s: float = 10.0
+    max_concurrent_episodes: int = 256
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
+        unknown = [d for d in self.domains if d not in servers.DOMAINS]
+        if unknown:
+            raise ValueError(f"domains: unknown {unknown}; known: {list(servers.DOMAINS)}")
 
 
 class MCPPool:
@@ -61,6 +82,19 @@ class MCPPool:
         """One backend of ``kind`` per domain (see :func:`make_backend`); pool options via ``kw``."""
         pool_kw = {k: kw.pop(k) for k in ("call_timeout_s", "max_concurrent_episodes") if k in kw}
         return cls({d: make_backend(d, kind, **kw) for d in domains}, **pool_kw)
+
+    @classmethod
+    def from_config(cls, cfg: EnvConfig) -> MCPPool:
+        """The pool a run's ``env:`` section describes."""
+        if cfg.backend == "http":
+            missing = [d for d in cfg.domains if d not in cfg.urls]
+            if missing:
+                raise ValueError(f"env.urls has no URLs for {missing}")
+            backends = {d: make_backend(d, "http", urls=cfg.urls[d]) for d in cfg.domains}
+        else:
+            kw: dict[str, Any] = {"n_procs": cfg.n_procs} if cfg.backend == "stdio" else {}
+            backends = {d: make_backend(d, cfg.backend, **kw) for d in cfg.domains}
+        return cls(backends, call_timeout_s=cfg.call_timeout_s, max_concurrent_episodes=cfg.max_concurrent_episodes)
 
     async def __aenter__(self) -> MCPPool:
         await asyncio.gather(*(b.start() for b in self.backends.values()))

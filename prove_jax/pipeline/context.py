@@ -34,7 +34,7 @@ from prove_jax.chat import ChatTemplate, ChatTokenizer, get_template, special_id
 from prove_jax.config import LaunchConfig, to_dict
 from prove_jax.engine import Engine, EngineConfig, Sampler
 from prove_jax.engine.weights import WeightSync
-from prove_jax.env import EpisodeConfig, MCPPool, make_backend
+from prove_jax.env import EpisodeConfig, MCPPool
 from prove_jax.model_record import ModelRecord, ModelSpec, default_chat_family, describe
 from prove_jax.models import Model, init_model, load_hf, make_mesh
 from prove_jax.models.config import ModelConfig
@@ -142,18 +142,10 @@ class Run:
 
     # ---- environment ----------------------------------------------------------------------------
     def pool(self) -> MCPPool:
-        env = self.cfg.env
-        if env.backend == "http":
-            missing = [d for d in env.domains if d not in env.urls]
-            if missing:
-                raise SystemExit(f"env.urls has no URLs for {missing}")
-            return MCPPool({d: make_backend(d, "http", urls=env.urls[d]) for d in env.domains},
-                           call_timeout_s=env.call_timeout_s, max_concurrent_episodes=env.max_concurrent_episodes)
-        kw: dict[str, Any] = {"call_timeout_s": env.call_timeout_s,
-                              "max_concurrent_episodes": env.max_concurrent_episodes}
-        if env.backend == "stdio":
-            kw["n_procs"] = env.n_procs
-        return MCPPool.from_spec(env.domains, env.backend, **kw)
+        try:
+            return MCPPool.from_config(self.cfg.env)
+        except ValueError as exc:  # env.urls missing a domain: the user's to fix, not a traceback
+            raise SystemExit(str(exc)) from None
 
     # ---- caps ------------------------------------------------------------------------------------
     def caps_policy(self) -> CapsPolicy:
