@@ -275,16 +275,16 @@ def _legacy_record(meta: dict[str, Any], ckpt_dir: Path, step: int) -> tuple[Mod
         raise SystemExit(f"checkpoint {ckpt_dir} step {step} has no model.json and no launch config in its "
                          "metadata (meta['config']); it was not written by a training stage and cannot be loaded")
     try:
-        spec = ModelSpec.from_stored(stored)
+        spec, tok_dir = ModelSpec.from_stored(stored)
     except (KeyError, TypeError, ValueError) as exc:
         raise SystemExit(f"checkpoint {ckpt_dir} step {step}: its stored config does not parse: {exc!r}") from None
-    tokenizer_dir = spec.tokenizer_path(ckpt_dir.parent.parent)  # <run>/<stage>/checkpoints
+    tokenizer_dir = spec.tokenizer_path(ckpt_dir.parent.parent, tok_dir)  # <run>/<stage>/checkpoints
     if not (tokenizer_dir / "tokenizer.json").is_file() or (spec.hf_dir and not Path(spec.hf_dir).is_dir()):
         raise SystemExit(f"checkpoint {ckpt_dir} was written before model.json existed: it needs the run's "
                          f"tokenizer at {tokenizer_dir}" + (f" and model.hf_dir {spec.hf_dir}" if spec.hf_dir else "")
                          + ", which are not there")
     tokenizer = ChatTokenizer.from_dir(tokenizer_dir)
-    template = get_template(spec.chat_family(lambda: tokenizer), enable_thinking=False)
+    template = get_template(spec.chat_family(lambda: tokenizer, tok_dir), enable_thinking=False)
     record = describe(spec.model_config(lambda: tokenizer), template, tokenizer, train_mesh=spec.mesh,
                       origin=spec.origin)
     return record, tokenizer, tokenizer_dir

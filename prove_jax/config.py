@@ -23,6 +23,7 @@ from prove_jax.env.episode import EpisodeConfig
 from prove_jax.env.pool import EnvConfig, MCPPool
 from prove_jax.env.view import ToolView
 from prove_jax.eval.indomain import EvalConfig
+from prove_jax.model_record import ModelSpec
 from prove_jax.plan.config import PlanConfig
 from prove_jax.rewards.config import RewardConfig
 from prove_jax.rl.grpo import GRPOConfig
@@ -30,6 +31,10 @@ from prove_jax.rl.sft import SFTConfig
 from prove_jax.yamlconf import ConfigError, apply_override, build, checked, load, read_yaml, to_dict
 
 __all__ = ["ConfigError", "LaunchConfig", "apply_override", "build", "check", "load", "read_yaml", "to_dict"]
+
+TINY_INIT = {"hidden_size": 128, "intermediate_size": 384, "num_layers": 3, "num_heads": 4, "num_kv_heads": 2,
+             "head_dim": 32, "rope_theta": 1e6, "max_position_embeddings": 32768}
+"""The default ``model.init``: the tiny CPU model (a random init over the run's own tokenizer)."""
 
 STAGES = ("synth", "tokenizer", "sft", "grpo", "eval", "export", "demo")
 
@@ -52,26 +57,6 @@ class TokenizerConfig:
     dir: str = ""
     vocab_size: int = 3000
     corpus_examples: int = 400  # training examples whose live conversations form the corpus
-
-
-@dataclasses.dataclass
-class ModelSection:
-    """A local HF checkpoint (``hf_dir``) or a random init of ``init`` (ModelConfig fields)."""
-
-    family: str = "qwen3"  # a registered model family = HF model_type (qwen2 | qwen3 | granite built in)
-    hf_dir: str = ""
-    init: dict[str, Any] = dataclasses.field(default_factory=lambda: {
-        "hidden_size": 128, "intermediate_size": 384, "num_layers": 3, "num_heads": 4, "num_kv_heads": 2,
-        "head_dim": 32, "rope_theta": 1e6, "max_position_embeddings": 32768})
-    dtype: str = "float32"  # compute dtype; "bfloat16" with param_dtype "float32" = bf16 with f32 master
-    param_dtype: str = "float32"
-    remat: str = "none"  # none | full | dots
-    scan_layers: bool = False
-    # attention without a KV cache (SFT/GRPO loss, reference log-probs): null = auto (splash on
-    # TPU, cudnn on GPU, head_major on CPU) | splash | cudnn | xla | head_major (models.attention)
-    attention_impl: str | None = None
-    mesh: str = ""  # e.g. "fsdp=4,tensor=2"; empty: one device
-    seed: int = 0
 
 
 @dataclasses.dataclass
@@ -115,7 +100,7 @@ class LaunchConfig:
     data: DataConfig = dataclasses.field(default_factory=DataConfig)
     view: ToolView = dataclasses.field(default_factory=ToolView)
     tokenizer: TokenizerConfig = dataclasses.field(default_factory=TokenizerConfig)
-    model: ModelSection = dataclasses.field(default_factory=ModelSection)
+    model: ModelSpec = dataclasses.field(default_factory=lambda: ModelSpec(init=dict(TINY_INIT)))
     # a run derives its transcript cap (max_tokens: null) and engine max_len (null) from the data
     episode: EpisodeConfig = dataclasses.field(default_factory=lambda: EpisodeConfig(max_tokens=None))
     engine: EngineConfig = dataclasses.field(default_factory=lambda: EngineConfig(slots=16, max_len=None))

@@ -206,50 +206,46 @@ def default_chat_family(family: str) -> str:
 # ---- what a launch config's model section means -------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class ModelSpec:
-    """The launch config's ``model.*`` and ``tokenizer.dir``: an HF checkpoint (``hf_dir``) or a
-    seeded random init of ``init`` (ModelConfig fields) over the run's tokenizer."""
+    """A launch's ``model:`` section: an HF checkpoint (``hf_dir``) or a seeded random init of
+    ``init`` (ModelConfig fields) over the run's tokenizer, with the runtime options training uses."""
 
-    family: str
+    family: str = "qwen3"  # a registered model family = HF model_type (qwen2 | qwen3 | granite built in)
     hf_dir: str = ""
     init: Mapping[str, Any] = dataclasses.field(default_factory=dict)
-    dtype: str = "float32"
+    dtype: str = "float32"  # compute dtype; "bfloat16" with param_dtype "float32" = bf16 with f32 master
     param_dtype: str = "float32"
-    remat: str = "none"
+    remat: str = "none"  # none | full | dots
     scan_layers: bool = False
+    # attention without a KV cache (SFT/GRPO loss, reference log-probs): null = auto (splash on
+    # TPU, cudnn on GPU, head_major on CPU) | splash | cudnn | xla | head_major (models.attention)
     attention_impl: str | None = None
-    mesh: str = ""
-    tokenizer_dir: str = ""
+    mesh: str = ""  # e.g. "fsdp=4,tensor=2"; empty: one device
     seed: int = 0
 
     @classmethod
-    def of(cls, model: Any, tokenizer_dir: str) -> ModelSpec:
-        """From the launch config's typed ``model`` section and ``tokenizer.dir``."""
-        return cls(family=model.family, hf_dir=model.hf_dir, init=dict(model.init), dtype=model.dtype,
-                   param_dtype=model.param_dtype, remat=model.remat, scan_layers=model.scan_layers,
-                   attention_impl=model.attention_impl, mesh=model.mesh, tokenizer_dir=tokenizer_dir, seed=model.seed)
-
-    @classmethod
-    def from_stored(cls, stored: Mapping[str, Any]) -> ModelSpec:
-        """From the launch config a checkpoint's metadata stored (``to_dict`` of the LaunchConfig;
-        keys added to the model section later default as the section does)."""
+    def from_stored(cls, stored: Mapping[str, Any]) -> tuple[ModelSpec, str]:
+        """The model section and ``tokenizer.dir`` a checkpoint's metadata stored (``to_dict`` of the
+        LaunchConfig; keys added to the model section later default as the section does)."""
         m, t = stored["model"], stored.get("tokenizer") or {}
-        return cls(family=str(m["family"]), hf_dir=str(m.get("hf_dir") or ""), init=dict(m.get("init") or {}),
+        spec = cls(family=str(m["family"]), hf_dir=str(m.get("hf_dir") or ""), init=dict(m.get("init") or {}),
                    dtype=str(m["dtype"]), param_dtype=str(m["param_dtype"]), remat=str(m.get("remat", "none")),
                    scan_layers=bool(m.get("scan_layers", False)), attention_impl=m.get("attention_impl"),
-                   mesh=str(m.get("mesh") or ""), tokenizer_dir=str(t.get("dir") or ""), seed=int(m.get("seed", 0)))
+                   mesh=str(m.get("mesh") or ""), seed=int(m.get("seed", 0)))
+        return spec, str(t.get("dir") or "")
 
-    def tokenizer_path(self, run_dir: Path) -> Path:
-        """``tokenizer.dir``, else the HF checkpoint's own, else the tiny BPE the run trained."""
-        if self.tokenizer_dir:
-            return Path(self.tokenizer_dir)
+    def tokenizer_path(self, run_dir: Path, tokenizer_dir: str = "") -> Path:
+        """``tokenizer_dir`` (the launch's ``tokenizer.dir``), else the HF checkpoint's own, else the
+        tiny BPE the run trained."""
+        if tokenizer_dir:
+            return Path(tokenizer_dir)
         if self.hf_dir:
             return Path(self.hf_dir)
         return run_dir / "tokenizer"
 
-    def chat_family(self, tokenizer: Callable[[], ChatTokenizer]) -> str:
+    def chat_family(self, tokenizer: Callable[[], ChatTokenizer], tokenizer_dir: str = "") -> str:
         """A real tokenizer says its family (chat template, added tokens); a tiny BPE speaks the
         chat format ``family`` registered (:func:`default_chat_family`)."""
-        if self.tokenizer_dir or self.hf_dir:
+        if tokenizer_dir or self.hf_dir:
             tok = tokenizer()
             return detect_family(tok.chat_template, tok.added_tokens)
         return default_chat_family(self.family)

@@ -90,7 +90,8 @@ LAYERS: dict[str, frozenset[str] | str] = {
     "eval": frozenset({"serve", "checkpoint", "model_record", "models", "chat", "engine", "env", "rewards", "loaders",
                        "cli"}),
     # the launcher: the config composes every concern's section; only the pipeline and launch wire a run
-    "config": frozenset({"checkpoint", "env", "engine", "models", "rewards", "rl", "plan", "data", "servers"}),
+    "config": frozenset({"checkpoint", "env", "engine", "models", "model_record", "rewards", "rl", "plan", "data",
+                         "servers"}),
     "pipeline": ALL_BUT_LAUNCH,
     "launch": EVERYTHING,
 }

@@ -58,12 +58,12 @@ class Run:
 
     @property
     def spec(self) -> ModelSpec:
-        """The launch config's model and tokenizer sections (what they mean: ModelSpec)."""
-        return ModelSpec.of(self.cfg.model, self.cfg.tokenizer.dir)
+        """The launch config's model section (what it means: ModelSpec)."""
+        return self.cfg.model
 
     @property
     def tokenizer_dir(self) -> Path:
-        return self.spec.tokenizer_path(self.out)
+        return self.spec.tokenizer_path(self.out, self.cfg.tokenizer.dir)
 
     def stage_dir(self, stage: str) -> Path:
         return self.out / stage
@@ -79,7 +79,7 @@ class Run:
 
     @cached_property
     def template(self) -> ChatTemplate:
-        return get_template(self.spec.chat_family(lambda: self.tokenizer), enable_thinking=False)
+        return get_template(self.spec.chat_family(lambda: self.tokenizer, self.cfg.tokenizer.dir), enable_thinking=False)
 
     def template_for_family(self) -> ChatTemplate:
         """The template before any tokenizer exists (the tokenizer stage renders its corpus)."""
