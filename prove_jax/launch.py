@@ -71,7 +71,8 @@ def summarize(run: Any, results: dict[str, Any], seconds: dict[str, float]) -> d
 # model (e.g. "state" of a read-only example, which a model making no call matches) are otherwise
 # easy to misread as a bug or as progress.
 EVAL_LEGEND = (
-    ("tool reward", "mean total reward on tool examples (the run's reward: weighted val/cov/eff/name/arg)"),
+    ("tool reward", "mean total reward on tool examples under the paper's reward (weighted val/cov/eff/name/arg): "
+                    "the yardstick every run is evaluated on, whatever it trained on"),
     ("success", "tool examples with every gold call made with all argument values, within the call budget"),
     ("parsed", "assistant turns on tool examples holding a parsed <tool_call>"),
     ("calls/ep", "calls made per tool example"),
@@ -80,19 +81,29 @@ EVAL_LEGEND = (
 )
 
 
+#: The column shown beside "tool reward" only for a run that trained on another reward (an ablation).
+TRAIN_REWARD_LEGEND = ("train reward", "the same tool examples under this run's own training reward (its `reward:` "
+                                       "section), shown because it differs from the paper's")
+
+
 def eval_table(table: dict[str, Any]) -> list[str]:
     """The launcher's in-domain table: a line naming which examples each column averages over,
-    the header, one row per model, then what each column measures (numbers as ``summary.json``)."""
+    the header, one row per model, then what each column measures (numbers as ``summary.json``).
+    A ``train reward`` column follows ``tool reward`` when the rows carry ``tool_train_reward``."""
     first: dict[str, Any] = next(iter(table.values()), {})
     n_tool, n_none = first.get("n_tool"), first.get("n_no_call")
-    lines = [f"{'':<9}{'|---- tool examples (n=' + _fmt(n_tool) + ') ----|':^45}{'no-call (n=' + _fmt(n_none) + ')':>16}",
-             f"{'model':<9}{'tool reward':>12}{'success':>9}{'parsed':>8}{'calls/ep':>9}{'state':>7}"
-             f"{'no-call reward':>16}"]
+    train = any("tool_train_reward" in r for r in table.values())
+    extra = 13 if train else 0
+    lines = [f"{'':<9}{'|---- tool examples (n=' + _fmt(n_tool) + ') ----|':^{45 + extra}}"
+             f"{'no-call (n=' + _fmt(n_none) + ')':>16}",
+             f"{'model':<9}{'tool reward':>12}{'train reward' if train else '':>{extra}}{'success':>9}{'parsed':>8}"
+             f"{'calls/ep':>9}{'state':>7}{'no-call reward':>16}"]
     for name, r in table.items():
-        lines.append(f"{name:<9}{_fmt(r['tool_reward']):>12}{_fmt(r['tool_success']):>9}"
-                     f"{_fmt(r['parsed_call_fraction']):>8}{_fmt(r['calls_per_episode']):>9}"
+        lines.append(f"{name:<9}{_fmt(r['tool_reward']):>12}{_fmt(r.get('tool_train_reward')) if train else '':>{extra}}"
+                     f"{_fmt(r['tool_success']):>9}{_fmt(r['parsed_call_fraction']):>8}{_fmt(r['calls_per_episode']):>9}"
                      f"{_fmt(r['final_state_match']):>7}{_fmt(r['no_call_reward']):>16}")
-    lines += [f"{col:>14}: {what}" for col, what in EVAL_LEGEND]
+    legend = [*EVAL_LEGEND[:1], TRAIN_REWARD_LEGEND, *EVAL_LEGEND[1:]] if train else list(EVAL_LEGEND)
+    lines += [f"{col:>14}: {what}" for col, what in legend]
     lines.append(f"{'':>16}tool examples: kinds conversation, clarification; no-call: abstention, irrelevance")
     return lines
 

@@ -34,6 +34,16 @@ def test_eval_table_names_the_examples_and_explains_every_column() -> None:
                           f"{_fmt(r['final_state_match']):>7}{_fmt(r['no_call_reward']):>16}" for n, r in TABLE.items()]
 
 
+def test_eval_table_shows_the_runs_own_reward_beside_the_yardstick_only_when_present() -> None:
+    assert "train reward" not in " ".join(eval_table(TABLE))
+    ablation = {n: {**r, "tool_train_reward": r["tool_reward"] / 2} for n, r in TABLE.items()}
+    lines = eval_table(ablation)
+    assert lines[1].index("tool reward") < lines[1].index("train reward") < lines[1].index("success")
+    assert lines[2] == "initial         0.100        0.050    0.000   0.000    0.000  0.071           1.000"
+    legend = {line.split(":")[0].strip(): line for line in lines[5:]}
+    assert "paper's reward" in legend["tool reward"] and "own training reward" in legend["train reward"]
+
+
 def test_print_summary_prints_the_legend(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     class FakeRun:
         out = tmp_path

@@ -28,13 +28,16 @@ The output is the Rollout record of DESIGN Contract 3, a plain dict::
     calls [{name, arguments, parsed_ok, schema_ok, executed_ok, result, error_kind, turn,
             assistant_turn}]
     parse_errors [{turn, assistant_turn, reason}] malformed <tool_call> blocks (not calls)
-    final_state {server: snapshot} | None
-    reward float, reward_components {...}        prove_jax.rewards.score(example, calls)
+    final_state {server: snapshot} | None        only with ``EpisodeConfig.snapshots``
     finish, n_assistant_turns, n_user_turns, failed, failure
 
-Design choices: the reward is computed here (``EpisodeConfig.score``), because the driver holds
-everything it needs and the trainer then gets complete records; set ``score=False`` to score
-groups yourself (e.g. GDPO normalisation with ``rewards.score_rollouts``). ``turn`` is the
+Design choices: the driver does not score. A rollout's reward depends on who asks — training
+scores a group with the run's reward config (GDPO normalises across the group), the in-domain
+eval with the paper's yardstick and the run's own — so both call
+:func:`prove_jax.rewards.score_rollouts` on these records and no default-config reward is ever
+computed only to be replaced. Snapshots of the servers' end state (``EpisodeConfig.snapshots``)
+are off by default: they serialise every opened server's state, and only the reward's optional
+``state`` term and the eval's final-state match read them, so those callers ask. ``turn`` is the
 index of the *user* turn a call answers (gold steps are grouped by user turn);
 ``assistant_turn`` the index of the assistant turn that made it. A parsed call whose name is
 not among the example's visible tools is recorded with ``executed_ok=False`` and never reaches
@@ -60,7 +63,6 @@ import numpy as np
 
 from prove_jax.chat import ChatTemplate, ChatTokenizer, Transcript, parse_tool_calls
 from prove_jax.env.pool import Episode, MCPPool
-from prove_jax.rewards import score
 
 if TYPE_CHECKING:
     from prove_jax.engine import Engine, SamplingConfig, Session
@@ -86,7 +88,9 @@ class EpisodeConfig:
     ``max_tokens`` bounds the whole transcript (context included; keep it <= the engine's
     ``max_len``): the driver never appends a turn that would exceed it. ``max_result_chars``
     truncates very long tool results (a full account list can be 30k characters) so one call
-    cannot eat the token budget; ``None`` keeps them whole.
+    cannot eat the token budget; ``None`` keeps them whole. ``snapshots`` records the servers'
+    end state as ``final_state`` (else ``None``): the callers that read it ask for it (GRPO for
+    the reward's ``state`` term, the in-domain eval for its final-state match).
 
     A run's config (the launch YAML's ``episode:`` section is this class) may set ``max_tokens:
     null``: start-up derives the cap from the train split's gold transcripts, the longest times
@@ -100,8 +104,7 @@ class EpisodeConfig:
     max_result_chars: int | None = 2000
     length_margin: float = 1.25
     max_tokens_limit: int = 32768
-    snapshots: bool = True
-    score: bool = True
+    snapshots: bool = False
 
 
 @dataclasses.dataclass
@@ -332,7 +335,7 @@ async def run_episode(
     for start, values in generated:
         sample_lp[start : start + len(values)] = values
     opening = tr.spans[0].end if tr.spans and tr.spans[0].kind == "context" else 0
-    record: dict[str, Any] = {
+    return {
         "example_id": example.get("id"),
         "group_id": group_id if group_id is not None else example.get("id"),
         "sample_idx": sample_idx,
@@ -352,11 +355,6 @@ async def run_episode(
         "failed": failed,
         "failure": failure,
     }
-    if cfg.score:
-        comps = score(example, calls)
-        record["reward"] = float(comps["total"])
-        record["reward_components"] = comps
-    return record
 
 
 async def run_rollouts(

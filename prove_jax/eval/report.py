@@ -9,7 +9,8 @@ part may be missing: that benchmark was not run). ``report.md`` holds
    BFCL per category, τ² pass^k per domain with how user simulator and judge were run, T-Eval
    per ability), and a note per benchmark that failed;
 3. in-domain held-out metrics (mean reward and each component, success rate, calls per
-   episode, final-state match) for tool and no-call examples;
+   episode, final-state match) for tool and no-call examples; ``reward`` is the paper's (the
+   yardstick of every run), and a run trained on another reward adds ``train_reward`` beside it;
 
 and ``report.json`` the same numbers, machine-readable. The columns come from the registry, so a
 new benchmark reports itself; the in-domain part is the launcher's own eval and lives here.
@@ -49,13 +50,15 @@ def markdown(rows: Sequence[Mapping[str, Any]], title: str = "Evaluation") -> st
             out += [f"> {b.name} failed for {m}: {res['error']}" for m, res in ran if res.get("error")]
     if any(r.get("in_domain") for r in rows):
         out += ["", "## In-domain (held-out split, greedy, live servers)", ""]
-        table_rows = []
-        for r in rows:
-            for group in ("tool", "no_call"):
-                g = (r.get("in_domain") or {}).get(group)
-                if g and g.get("n"):
-                    table_rows.append([str(r["model"]), group, str(g["n"]), *(num(g.get(k)) for k in INDOMAIN_KEYS)])
-        out += table(["model", "examples", "n", *INDOMAIN_KEYS], table_rows)
+        groups = [(str(r["model"]), group, g) for r in rows for group in ("tool", "no_call")
+                  if (g := (r.get("in_domain") or {}).get(group)) and g.get("n")]
+        keys = INDOMAIN_KEYS
+        if any("train_reward" in g for _, _, g in groups):
+            keys = (keys[0], "train_reward", *keys[1:])
+            out += ["`reward`: the paper's reward, the yardstick every run is evaluated on; `train_reward`: the "
+                    "run's own training reward (its `reward:` section), which differs from the paper's.", ""]
+        out += table(["model", "examples", "n", *keys],
+                     [[m, group, str(g["n"]), *(num(g.get(k)) for k in keys)] for m, group, g in groups])
     return "\n".join(out) + "\n"
 
 

@@ -173,6 +173,7 @@ def grpo(run: Run) -> dict[str, Any]:
     finally:
         runner.close()
     summary.update(start_from=start_from, seconds=round(time.perf_counter() - t, 1), reward=cfg.reward.name,
+                   reward_config=cfg.reward.to_dict(),
                    view=cfg.view.describe(),
                    weight_sync=to_engine.describe() if to_engine is not None else {"mode": "zero-copy"})
     if not summary["preempted"]:
@@ -188,11 +189,12 @@ def trained_stages(run: Run) -> list[str]:
 def evaluate(run: Run) -> dict[str, Any]:
     """Greedy held-out eval of the initial model and of every trained stage (one file each; a model
     already evaluated is not redone). One pool and one sampler serve all models, and the gold
-    final states are replayed once."""
+    final states are replayed once. Every model is scored on the paper's reward (the yardstick
+    all runs share) and, when this run's ``reward`` section differs, on that too (``train_reward``)."""
     from flax import nnx
 
     from prove_jax.eval.indomain import evaluate as run_eval
-    from prove_jax.eval.indomain import gold_final_states
+    from prove_jax.eval.indomain import gold_final_states, needs_end_states
     from prove_jax.eval.report import write_report
     from prove_jax.eval.suite import run_benchmarks
     from prove_jax.loaders import load_split
@@ -207,13 +209,14 @@ def evaluate(run: Run) -> dict[str, Any]:
               f"{run.out / 'hf'} --tau2-domains ...` after export (or launch/tau2.sh)", flush=True)
     results: dict[str, Any] = {n: read_json(out_dir / f"{n}.json") for n in names if (out_dir / f"{n}.json").exists()}
     todo = [n for n in names if n not in results]
+    reward = cfg.reward
 
     async def go() -> None:
         examples = load_split(run.data_dir, cfg.eval.split, cfg.view, limit=cfg.eval.limit)
         sampler, sync = None, None
         async with run.pool() as pool:
             gold = (await gold_final_states(examples, pool, run.template, run.tokenizer, run.episode_config())
-                    if cfg.eval.final_state else None)
+                    if needs_end_states(cfg.eval, reward) else None)
             for name in todo:
                 model = (run.initial_model() if name == "initial" else
                          load_checkpoint(run.stage_dir(name), mesh=cfg.model.mesh, config=run.model_config()).model)
@@ -226,7 +229,7 @@ def evaluate(run: Run) -> dict[str, Any]:
                 t = time.perf_counter()
                 async with run.engine(sampler) as engine:
                     res = await run_eval(engine, pool, examples, run.template, run.tokenizer, run.episode_config(),
-                                         cfg.eval, seed=cfg.seed, gold_states=gold)
+                                         cfg.eval, seed=cfg.seed, gold_states=gold, reward=reward)
                     if bench.any:  # BFCL / T-Eval on the same engine, through the chat interface
                         chat = EngineChat(engine, run.template, run.tokenizer)
                         res["benchmarks"] = await run_benchmarks(chat, name, out_dir / "benchmarks" / name, bench,
@@ -238,18 +241,27 @@ def evaluate(run: Run) -> dict[str, Any]:
     if todo:
         asyncio.run(go())
     results = {n: results[n] for n in names}
-    table = {name: {"tool_reward": r["tool"].get("reward"), "tool_success": r["tool"].get("success"),
-                    "parsed_call_fraction": r["tool"].get("parsed_call_fraction"),
-                    "calls_per_episode": r["tool"].get("calls_per_episode"),
-                    "final_state_match": r["tool"].get("final_state_match"),
-                    "no_call_reward": r["no_call"].get("reward"), "n_tool": r["tool"].get("n"),
-                    "n_no_call": r["no_call"].get("n")} for name, r in results.items()}
+    table = {name: _table_row(r) for name, r in results.items()}
     write_json(out_dir / "summary.json", table)
     _plot_eval(table, out_dir / "eval.png", cfg.view.describe())
     if jax.process_index() == 0:  # the same report `python -m prove_jax.eval all` writes
         write_report([{"model": n, "in_domain": r, **r.get("benchmarks", {})} for n, r in results.items()], out_dir,
                      title=f"Evaluation of {cfg.name}")
     return table
+
+
+def _table_row(r: dict[str, Any]) -> dict[str, Any]:
+    """One model's line of ``eval/summary.json`` (the launcher prints it). ``tool_reward`` is the
+    paper's yardstick; ``tool_train_reward`` (the run's own reward) is there only when the run
+    trained on another reward (the no-call reward is the abstention term under every config)."""
+    tool, none = r["tool"], r["no_call"]
+    row = {"tool_reward": tool.get("reward"), "tool_success": tool.get("success"),
+           "parsed_call_fraction": tool.get("parsed_call_fraction"), "calls_per_episode": tool.get("calls_per_episode"),
+           "final_state_match": tool.get("final_state_match"), "no_call_reward": none.get("reward"),
+           "n_tool": tool.get("n"), "n_no_call": none.get("n")}
+    if "train_reward" in tool:
+        row["tool_train_reward"] = tool["train_reward"]
+    return row
 
 
 def _plot_eval(table: dict[str, dict[str, Any]], path: Any, view: str) -> None:
@@ -261,10 +273,13 @@ def _plot_eval(table: dict[str, dict[str, Any]], path: Any, view: str) -> None:
     import matplotlib.pyplot as plt
 
     keys = ["tool_reward", "tool_success", "parsed_call_fraction", "no_call_reward"]
-    labels = ["tool reward\n(mean, tool examples)", "success\n(share of tool examples)",
+    labels = ["tool reward\n(paper's, tool examples)", "success\n(share of tool examples)",
               "parsed-call fraction\n(turns, tool examples)", "no-call reward\n(abstention term)"]
+    if any("tool_train_reward" in r for r in table.values()):  # a run trained on another reward
+        keys.insert(1, "tool_train_reward")
+        labels.insert(1, "train reward\n(the run's own, tool examples)")
     names = list(table)
-    fig, ax = plt.subplots(figsize=(7, 3.4))
+    fig, ax = plt.subplots(figsize=(1.75 * len(keys), 3.4))  # 7 wide for the four default groups
     w = 0.8 / len(names)
     for i, n in enumerate(names):
         ax.bar([k + i * w for k in range(len(keys))], [table[n].get(k) or 0.0 for k in keys], w, label=n)

@@ -1,8 +1,8 @@
 """Optional final-state term (ours; the paper's reward never looks at server state).
 
-The episode driver snapshots every opened server at the end of a rollout (Contract 3
-``final_state``) and, separately, after replaying the gold calls on a fresh session with the same
-seed. The reward package stays pure: both snapshot maps are *inputs* here.
+The episode driver snapshots every opened server at the end of a rollout when asked
+(``EpisodeConfig.snapshots``; Contract 3 ``final_state``) and, separately, after replaying the gold
+calls on a fresh session with the same seed. The reward package stays pure: both snapshot maps are *inputs* here.
 
 Measure — micro-averaged top-level agreement, in [0, 1]:
 

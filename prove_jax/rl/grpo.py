@@ -6,8 +6,10 @@ One step (synchronous mode):
 2. ``run_rollouts`` plays ``group_size`` episodes of each prompt concurrently through the engine
    and the MCP pool (sampling seeds derived from ``(seed, step, example, sample)``);
 3. episodes whose server died or timed out (``failed``) are excluded and counted; the rest are
-   scored per group with the configured reward (``score_rollouts``: GDPO normalisation happens
-   there) and turned into advantages (``rl.advantages``); constant groups are dropped or kept;
+   scored per group with the run's reward config (``score_rollouts``, the scoring the in-domain
+   eval uses too; GDPO normalisation happens there) and turned into advantages
+   (``rl.advantages``); constant groups are dropped or kept. The episodes snapshot the servers'
+   end state only when that config has the ``state`` term (:func:`rollout_episode`);
 4. rows are bucketed into micro-batches (Grain) and the train step applies one optimizer update;
 5. the engine gets the new params (``GRPOContext.sync_engine``): the trainer's own buffers when
    the engine shares its dtype and layout, else ``engine.weights.WeightSync``'s on-device cast +
@@ -84,6 +86,13 @@ class GRPOConfig:
 
 def step_seed(seed: int, step: int) -> int:
     return zlib.crc32(f"grpo:{seed}:{step}".encode()) & 0x7FFFFFFF
+
+
+def rollout_episode(episode: EpisodeConfig, reward: RewardConfig) -> EpisodeConfig:
+    """The episode config of GRPO's rollouts: ``episode`` with the servers' end state recorded
+    when the reward reads it (its ``state`` term). Otherwise no snapshot is taken: serialising
+    every opened server per episode costs host time and nothing would look at it."""
+    return dataclasses.replace(episode, snapshots=episode.snapshots or "state" in reward.components)
 
 
 def rollouts_to_rows(
@@ -204,13 +213,14 @@ class _Generator:
 
     def __init__(self, ctx: GRPOContext, cfg: GRPOConfig, seed: int) -> None:
         self.ctx, self.cfg, self.seed = ctx, cfg, seed
+        self.episode = rollout_episode(ctx.episode, ctx.reward)
 
     async def __call__(self, examples: list[dict[str, Any]], step: int) -> dict[str, Any]:
         c = self.ctx
         t0, busy0 = time.perf_counter(), c.engine.stats.device_busy_s
         gen0 = c.engine.stats.generated_tokens
         ros = await run_rollouts(c.engine, c.pool, examples, c.template, c.tokenizer, n_samples=self.cfg.group_size,
-                                 sampling=self.cfg.sampling, config=c.episode, seed=step_seed(self.seed, step))
+                                 sampling=self.cfg.sampling, config=self.episode, seed=step_seed(self.seed, step))
         return {"examples": examples, "rollouts": ros, "wall": time.perf_counter() - t0,
                 "device": c.engine.stats.device_busy_s - busy0, "generated": c.engine.stats.generated_tokens - gen0}
 

@@ -50,7 +50,7 @@ async def gold_rollouts(examples: Sequence[Mapping[str, Any]], pool: MCPPool, te
     """Every example's gold trajectory as a Rollout record (examples without calls included:
     their reply/refusal is what the model must learn to say)."""
     sem = asyncio.Semaphore(concurrency)
-    cfg = dataclasses.replace(config, score=False, snapshots=False)
+    cfg = dataclasses.replace(config, snapshots=False)  # SFT reads transcripts only, never end states
 
     async def one(ex: Mapping[str, Any]) -> dict[str, Any]:
         async with sem:

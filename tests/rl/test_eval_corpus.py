@@ -9,13 +9,15 @@ from typing import Any
 from prove_jax.chat import get_template
 from prove_jax.env import MCPPool
 from prove_jax.env.corpus import tokenizer_corpus
-from prove_jax.eval.indomain import success, summarize
+from prove_jax.eval.indomain import Scored, success, summarize
 from tests.engine import engine_testlib as lib
 
 
-def _ro(kind: str, calls: list[dict[str, Any]], comps: dict[str, float], turns: int, n_gold: int) -> dict[str, Any]:
-    return {"kind": kind, "calls": calls, "reward_components": comps, "reward": comps.get("total", 0.0),
-            "n_assistant_turns": turns, "parse_errors": [], "failed": False, "n_gold_calls": n_gold}
+def _ro(kind: str, calls: list[dict[str, Any]], comps: dict[str, float], turns: int, n_gold: int,
+        match: bool | None = None) -> Scored:
+    rollout = {"kind": kind, "calls": calls, "n_assistant_turns": turns, "parse_errors": [], "failed": False,
+               "n_gold_calls": n_gold}
+    return Scored(rollout, {"total": 0.0, **comps}, state_match=match)
 
 
 def _call(turn: int, ok: bool = True) -> dict[str, Any]:
@@ -26,17 +28,19 @@ C = {"val": 1.0, "cov": 1.0, "eff": 0.0, "name": 1.0, "arg": 1.0, "total": 1.45}
 
 
 def test_success_and_parsed_call_fraction_by_hand() -> None:
-    good = _ro("conversation", [_call(0), _call(0), _call(1, ok=False)], C, turns=3, n_gold=2)
+    good = _ro("conversation", [_call(0), _call(0), _call(1, ok=False)], C, turns=3, n_gold=2, match=True)
     verbose = _ro("conversation", [_call(0)] * 4, {**C, "eff": -0.25}, turns=2, n_gold=2)
-    wrong_args = _ro("conversation", [_call(0)], {**C, "arg": 0.5}, turns=2, n_gold=1)
+    wrong_args = _ro("conversation", [_call(0)], {**C, "arg": 0.5}, turns=2, n_gold=1, match=False)
     refused = _ro("abstention", [], {**C, "total": 1.0}, turns=1, n_gold=0)
     called = _ro("irrelevance", [_call(0)], {**C, "total": 0.0}, turns=2, n_gold=0)
-    assert [success(r) for r in (good, verbose, wrong_args, refused, called)] == [True, False, False, True, False]
-    s = summarize([good, verbose, wrong_args], [True, None, False])
+    assert [success(s.rollout, s.reward) for s in (good, verbose, wrong_args, refused, called)] == \
+        [True, False, False, True, False]
+    s = summarize([good, verbose, wrong_args])
     # turns with >= 1 call: good 2 of 3, verbose 1 of 2, wrong_args 1 of 2 -> 4 / 7
     assert s["parsed_call_fraction"] == 4 / 7
     assert s["calls_per_episode"] == 8 / 3 and s["tool_error_rate"] == 1 / 8
     assert s["success"] == 1 / 3 and s["final_state_match"] == 0.5 and s["n"] == 3
+    assert s["reward"] == 1.45 and "train_reward" not in s  # no train_reward unless the run's reward differs
 
 
 def test_tokenizer_corpus_contains_live_results_and_control_tokens() -> None:

@@ -65,3 +65,18 @@ def test_gdpo_advantages_come_from_per_component_normalised_totals() -> None:
     assert not np.allclose([r.advantage for r in rows], [r.advantage for r in plain])
     raw = np.mean([score(ex, c)["total"] for c in groups])
     assert stats["reward"] == pytest.approx(raw)  # the logged reward stays the raw PROVE total
+
+
+def test_rows_follow_the_runs_reward_not_the_papers() -> None:
+    """Equal coverage, different validity (the second call failed on the server): equal rewards and
+    advantages under ``recall_only``, different ones under the paper's reward."""
+    from prove_jax.rewards import variant
+
+    ex = example("e1")
+    ros = [rollout("e1", 0, [call("get")]), rollout("e1", 1, [call("get", ok=False)]), rollout("e1", 2, [])]
+    recall, stats = rollouts_to_rows([ex], ros, variant("recall_only"), GRPOConfig(group_size=3))
+    paper, _ = rollouts_to_rows([ex], ros, RewardConfig(), GRPOConfig(group_size=3))
+    np.testing.assert_allclose([r.advantage for r in recall], ADVANTAGES.get("grpo")(np.array([1.0, 1.0, 0.0])),
+                               rtol=1e-12)
+    assert recall[0].advantage == recall[1].advantage and paper[0].advantage > paper[1].advantage
+    assert stats["reward"] == pytest.approx(2 / 3) and stats["reward/val"] < 1.0  # components still logged
