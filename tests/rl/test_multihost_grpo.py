@@ -174,14 +174,17 @@ def test_two_process_grpo_syncs_engines_on_device_checkpoints_and_resumes(sft_ru
         live = [[np.asarray(x) for x in jax.tree.leaves(ck.restore_params(like, k))] for k in (1, 2, 3)]
     finally:
         ck.close()
-    # f32 tolerance: reduction order differs (2 processes x 2 devices vs 4 devices); Adam's
-    # m / sqrt(v) turns a tiny gradient difference on a barely used vocabulary row into up to ~1 %
-    # of lr (measured 1.1e-5 on one lm_head element, with every other element within 1e-6).
+    # f32: reduction order differs (2 processes x 2 devices vs 4 devices). Where a gradient is at the
+    # level of that noise (a vocabulary row no token of the batch uses), Adam's m / sqrt(v) makes it a
+    # step of arbitrary size up to ~lr: measured one lm_head element at 1.1e-5 (0.6 % of lr) with
+    # T-1-token forwards and at 7.0e-5 (3.5 % of lr) with whole-bucket ones. So such elements are
+    # held to what Adam can move them ((k + 1) steps of lr), and their number is what is bounded:
+    # every other element agrees within 1e-6, which a wrong sync or a missing process's rows break.
     lr = parse([*base_overrides(run), *GRPO]).grpo.optim.lr
-    for mine, theirs in zip(replayed, live, strict=False):
+    for k, (mine, theirs) in enumerate(zip(replayed, live, strict=False)):
         off = 0
         for a, b in zip(mine, theirs, strict=True):
-            np.testing.assert_allclose(a, b, rtol=0, atol=0.01 * lr)
+            np.testing.assert_allclose(a, b, rtol=0, atol=(k + 1) * lr)
             off += int(np.count_nonzero(np.abs(a - b) > 1e-6))
         assert off <= 1e-4 * sum(a.size for a in mine), off
     # The params changed at every step, so no engine could equal its trainer by staying put.
