@@ -61,8 +61,6 @@ def _coerce(value: Any, tp: Any, where: str) -> Any:
     """Check/convert ``value`` to ``tp`` (dataclasses, lists, dicts, unions, scalars)."""
     origin = typing.get_origin(tp)
     if _built_by_from_dict(tp):
-        if isinstance(value, tp):
-            return value
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: expected a mapping for {tp.__name__}, got {value!r}")
         return checked(where, tp.from_dict, value)

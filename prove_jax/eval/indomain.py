@@ -132,7 +132,7 @@ class EvalConfig:
 def needs_end_states(cfg: EvalConfig, reward: RewardConfig = YARDSTICK) -> bool:
     """Whether the eval reads the servers' end states (rollouts' snapshots and the gold replays'):
     for the final-state match, or for a run whose own reward has the ``state`` term."""
-    return cfg.final_state or "state" in reward.components
+    return cfg.final_state or reward.reads_final_state
 
 
 async def gold_final_states(examples: Sequence[Mapping[str, Any]], pool: MCPPool, template: ChatTemplate,

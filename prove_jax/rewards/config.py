@@ -119,6 +119,12 @@ class RewardConfig:
         return cfg.replace(**changes)
 
     @property
+    def reads_final_state(self) -> bool:
+        """Whether scoring needs the servers' end state (the ``state`` term is switched on): the
+        one reason a rollout for training takes snapshots."""
+        return "state" in self.components
+
+    @property
     def name(self) -> str:
         """The preset this config equals (:data:`VARIANTS`), else ``"custom"``: what a run log shows."""
         return next((n for n, v in VARIANTS.items() if v == self), "custom")

@@ -92,7 +92,7 @@ def rollout_episode(episode: EpisodeConfig, reward: RewardConfig) -> EpisodeConf
     """The episode config of GRPO's rollouts: ``episode`` with the servers' end state recorded
     when the reward reads it (its ``state`` term). Otherwise no snapshot is taken: serialising
     every opened server per episode costs host time and nothing would look at it."""
-    return dataclasses.replace(episode, snapshots=episode.snapshots or "state" in reward.components)
+    return dataclasses.replace(episode, snapshots=episode.snapshots or reward.reads_final_state)
 
 
 def rollouts_to_rows(
