@@ -22,7 +22,7 @@ from prove_jax.engine.config import EngineConfig
 from prove_jax.env.episode import EpisodeConfig
 from prove_jax.env.pool import EnvConfig, MCPPool
 from prove_jax.env.view import ToolView
-from prove_jax.eval.indomain import EvalConfig
+from prove_jax.eval.config import EvalConfig
 from prove_jax.model_record import ModelSpec
 from prove_jax.plan.config import PlanConfig
 from prove_jax.rewards.config import RewardConfig

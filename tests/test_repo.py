@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -91,19 +94,20 @@ LAYERS: dict[str, frozenset[str] | str] = {
                        "cli"}),
     # the launcher: the config composes every concern's section; only the pipeline and launch wire a run
     "config": frozenset({"checkpoint", "env", "engine", "models", "model_record", "rewards", "rl", "plan", "data",
-                         "servers"}),
+                         "servers", "eval.config"}),
     "pipeline": ALL_BUT_LAUNCH,
     "launch": EVERYTHING,
 }
-KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("prove_jax/config.py", "prove_jax.eval.indomain"):
-        "EvalConfig lives in eval/indomain.py (runtime code); config must not import eval: move the section "
-        "dataclasses (EvalConfig, BenchmarksConfig) to a module config may import",
-}
+SETTINGS_ENTRIES = {"prove_jax.eval.config": "eval.config"}
+"""Light modules of a top package that the launcher's config composes (their own unit here): they
+import no runtime, which :func:`test_the_config_loads_no_eval_runtime` checks on a live import."""
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 
 def _unit(module: str) -> str | None:
     """The package of ours a dotted module belongs to (``prove_jax.serve.load`` -> ``serve``)."""
+    if module in SETTINGS_ENTRIES:
+        return SETTINGS_ENTRIES[module]
     parts = module.split(".")
     if parts[0] in ("servers", "data"):
         return parts[0]
@@ -126,11 +130,12 @@ def _layer_violations(imports: dict[str, set[str]]) -> tuple[list[str], set[tupl
         allowed = LAYERS.get(unit)
         for mod in sorted(mods):
             target = _unit(mod)
-            if target is None or target == unit or allowed == EVERYTHING:
+            package = target and target.split(".")[0]  # a settings entry belongs to its package too
+            if target is None or package == unit or allowed == EVERYTHING:
                 continue
             if allowed == ALL_BUT_LAUNCH and target != "launch":
                 continue
-            if isinstance(allowed, frozenset) and target in allowed:
+            if isinstance(allowed, frozenset) and (target in allowed or package in allowed):
                 continue
             if unit not in PURE and target in FOUNDATIONS:
                 continue
@@ -169,6 +174,20 @@ def test_the_layer_check_catches_an_upward_import() -> None:
                    "prove_jax/models/decoder.py (models) imports prove_jax.chat (chat)",
                    "prove_jax/pipeline/stages.py (pipeline) imports prove_jax.launch (launch)",
                    "prove_jax/serve/load.py (serve) imports prove_jax.launch (launch)"]
+
+
+def test_the_config_loads_no_eval_runtime() -> None:
+    """The launcher's config composes the eval's settings (``eval.config``) without importing a
+    benchmark's runtime, the engine-backed in-domain eval or serve: checked on a fresh interpreter,
+    since a top-level import anywhere below ``eval.config`` would pull them in."""
+    code = ("import sys, prove_jax.config; print('\\n'.join(m for m in sys.modules "
+            "if m.startswith(('prove_jax.eval', 'prove_jax.serve', 'bfcl_eval', 'prove_jax.pipeline'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                         env={**os.environ, "JAX_PLATFORMS": "cpu"}).stdout.split()
+    light = {"prove_jax.eval", "prove_jax.eval.config", "prove_jax.eval.benchmarks", "prove_jax.eval.registry",
+             "prove_jax.eval.settings", "prove_jax.eval.markdown"}
+    assert "prove_jax.eval.config" in out
+    assert set(out) <= light, sorted(set(out) - light)
 
 
 def test_files_stay_small() -> None:

@@ -28,9 +28,8 @@ from typing import Any
 
 from prove_jax.cli import add_dataclass_args, add_engine_args, dataclass_from_args, engine_from_args
 from prove_jax.engine.config import EngineConfig
-from prove_jax.eval.indomain import EvalConfig
+from prove_jax.eval.config import BenchmarksConfig, EvalConfig
 from prove_jax.eval.registry import BENCHMARKS, Benchmark, RunContext, all_benchmarks
-from prove_jax.eval.suite import BenchmarksConfig
 
 # Engine shapes for evaluation (the rest are EngineConfig's defaults): BFCL's long-context entries
 # need 16k tokens, and a benchmark keeps many items in flight. min_chunk follows a smaller --max-chunk.

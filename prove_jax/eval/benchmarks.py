@@ -5,6 +5,10 @@ Each entry adapts its module (:mod:`~prove_jax.eval.bfcl`, :mod:`~prove_jax.eval
 report, how its numbers become fractions, what its subcommand prints. Registration order is the
 report's order (Table 3: BFCL-MT, τ² avg, T-Eval). Adding a benchmark: its module plus one
 ``register(Benchmark(...))`` here.
+
+The runtime modules are imported inside the runners, not at the top: the launcher's config builds
+``BenchmarksConfig`` from these entries, and importing a config must not start bfcl's executor
+machinery or τ²'s subprocess driver (only the settings, :mod:`prove_jax.eval.settings`, are needed).
 """
 
 from __future__ import annotations
@@ -12,18 +16,20 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-from prove_jax.eval import bfcl, tau2
 from prove_jax.eval.markdown import mean, num, pct, table
 from prove_jax.eval.registry import Benchmark, Result, Rows, RunContext, register
-from prove_jax.eval.teval.runner import TevalConfig
+from prove_jax.eval.settings import CATEGORIES, SHORT, BfclConfig, Tau2Config, TevalConfig
 
 TEVAL_ABILITIES = ("instruct", "plan", "reason", "retrieve", "understand", "review")
 
 
 # ---- BFCL Multi-Turn ------------------------------------------------------------------------------
-async def _run_bfcl(cfg: bfcl.BfclConfig, ctx: RunContext) -> Result:
+async def _run_bfcl(cfg: BfclConfig, ctx: RunContext) -> Result:
+    from prove_jax.eval import bfcl
+
     return await bfcl.evaluate(ctx.client, ctx.out_dir, ctx.name, cfg, progress=ctx.progress)
 
 
@@ -33,8 +39,8 @@ def _bfcl_section(rows: Rows) -> list[str]:
 
     out = ["", "## BFCL Multi-Turn (bfcl-eval's data and multi_turn_checker)", ""]
     return out + table(
-        ["model", "overall", *(bfcl.SHORT[c] for c in bfcl.CATEGORIES), "entries", "steps/entry"],
-        [[m, pct(r.get("overall")), *(pct(cats(r).get(c, {}).get("accuracy")) for c in bfcl.CATEGORIES),
+        ["model", "overall", *(SHORT[c] for c in CATEGORIES), "entries", "steps/entry"],
+        [[m, pct(r.get("overall")), *(pct(cats(r).get(c, {}).get("accuracy")) for c in CATEGORIES),
           str(sum(c["total"] for c in cats(r).values())),
           num(mean([c["steps_per_entry"] for c in cats(r).values()]), 2)] for m, r in rows])
 
@@ -44,18 +50,32 @@ def _bfcl_brief(s: Mapping[str, Any]) -> Result:
             | {"overall": round(s["overall"] * 100, 2), "wall_s": s["wall_s"]})
 
 
+def _bfcl_root(out_dir: Path) -> Path:
+    from prove_jax.eval import bfcl
+
+    return bfcl.bfcl_root(out_dir)
+
+
+def _bfcl_oracle() -> Any:
+    from prove_jax.eval import bfcl
+
+    return bfcl.oracle()
+
+
 register(Benchmark(
-    name="bfcl", title="BFCL Multi-Turn through bfcl-eval", settings=bfcl.BfclConfig,
-    suite_default=bfcl.BfclConfig(), cli_default=bfcl.BfclConfig(enabled=True),  # eval all: on unless --no-bfcl
+    name="bfcl", title="BFCL Multi-Turn through bfcl-eval", settings=BfclConfig,
+    suite_default=BfclConfig(), cli_default=BfclConfig(enabled=True),  # eval all: on unless --no-bfcl
     run=_run_bfcl,
     headline=("bfcl_mt_overall", "BFCL-MT overall", lambda r: r.get("overall")),
     section=_bfcl_section, brief=_bfcl_brief,
-    prepare=bfcl.bfcl_root,  # BFCL_PROJECT_ROOT under --out, before bfcl_eval is imported anywhere
-    oracle=bfcl.oracle))
+    prepare=_bfcl_root,  # BFCL_PROJECT_ROOT under --out, before bfcl_eval is imported anywhere
+    oracle=_bfcl_oracle))
 
 
 # ---- τ²-bench -------------------------------------------------------------------------------------
-async def _run_tau2(cfg: tau2.Tau2Config, ctx: RunContext) -> Result:
+async def _run_tau2(cfg: Tau2Config, ctx: RunContext) -> Result:
+    from prove_jax.eval import tau2
+
     if ctx.url is None:
         raise ValueError("τ² needs the policy over HTTP (serve it, or pass --url)")
     # the agent is the policy under evaluation; user simulator and judge default to it (Tau2Config.user)
@@ -83,12 +103,18 @@ def _tau2_normalise(r: Mapping[str, Any]) -> Result:
     return {**r, "avg": _as_frac(r["avg"])} if r.get("avg") is not None else dict(r)
 
 
+def _tau2_main(argv: list[str]) -> int:
+    from prove_jax.eval import tau2
+
+    return tau2.main(argv)
+
+
 register(Benchmark(
     name="tau2", title="τ²-bench via the tau2 CLI (see python -m prove_jax.eval tau2 --help)",
-    settings=tau2.Tau2Config, suite_default=tau2.Tau2Config(domains=()), run=_run_tau2,
+    settings=Tau2Config, suite_default=Tau2Config(domains=()), run=_run_tau2,
     headline=("tau2_avg", "τ² avg", lambda r: r.get("avg")), section=_tau2_section, normalise=_tau2_normalise,
     needs_url=True, suite_skip=("agent_model", "agent_base_url"),  # the suite points them at the policy
-    main=tau2.main))
+    main=_tau2_main))
 
 
 # ---- T-Eval ---------------------------------------------------------------------------------------

@@ -29,7 +29,6 @@ import ast
 import asyncio
 import concurrent.futures
 import copy
-import dataclasses
 import functools
 import json
 import multiprocessing
@@ -45,11 +44,9 @@ from typing import Any
 from tqdm import tqdm
 
 from prove_jax.eval import bfcl_exec
+from prove_jax.eval.settings import CATEGORIES, SHORT, BfclConfig
 from prove_jax.serve.protocol import ChatClient, ChatReply
 
-CATEGORIES = ("multi_turn_base", "multi_turn_miss_func", "multi_turn_miss_param", "multi_turn_long_context")
-SHORT = {"multi_turn_base": "base", "multi_turn_miss_func": "miss_func", "multi_turn_miss_param": "miss_param",
-         "multi_turn_long_context": "long_context"}
 VERSION_PREFIX = "BFCL_v4"
 
 
@@ -160,22 +157,6 @@ class Workers:
 
 
 # ---- one entry --------------------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True)
-class BfclConfig:
-    """BFCL's settings: the ``bfcl`` subcommand's flags, ``eval all``'s ``--bfcl-*`` and the
-    launcher's ``eval.benchmarks.bfcl`` (:mod:`prove_jax.cli` generates the flags from here)."""
-
-    enabled: bool = False  # run it in the suite (eval all, the launcher's eval stage)
-    categories: tuple[str, ...] = dataclasses.field(default=CATEGORIES, metadata={
-        "choices": CATEGORIES, "help": "multi-turn categories to play"})
-    limit: int | None = None  # first N entries of each category (None: all 200)
-    max_tokens: int | None = 1024  # per assistant message
-    temperature: float = 0.0  # sampling temperature of the policy (0: greedy)
-    concurrency: int = 32  # entries in flight (the engine batches their requests)
-    workers: int = 2  # executor processes
-    step_timeout: float = 60.0  # seconds for one step's calls in the executor
-
-
 async def play(client: ChatClient, entry: Mapping[str, Any], workers: Workers, index: int, rollout_name: str,
                cfg: BfclConfig) -> dict[str, Any]:
     """bfcl's multi-turn FC loop for one entry; returns the result record and a decoded copy."""

@@ -30,7 +30,7 @@ import numpy as np
 from prove_jax.chat import ChatTemplate, ChatTokenizer
 from prove_jax.engine import Engine, SamplingConfig
 from prove_jax.env import EpisodeConfig, MCPPool, ScriptedPolicy, run_episode, run_rollouts
-from prove_jax.eval.suite import BenchmarksConfig
+from prove_jax.eval.config import EvalConfig
 from prove_jax.rewards import RewardConfig, score_rollouts, state_agreement
 
 TOOL_KINDS = ("conversation", "clarification")
@@ -115,18 +115,6 @@ def summarize(scored: Sequence[Scored]) -> dict[str, Any]:
         "gold_calls_per_episode": sum(r.get("n_gold_calls") or 0 for r in rollouts) / len(rollouts),
     })
     return out
-
-
-@dataclasses.dataclass(frozen=True)
-class EvalConfig:
-    """The in-domain eval (launcher ``eval:`` section; ``eval indomain`` / ``eval all`` flags)."""
-
-    split: str = "test"  # held-out split of the dataset
-    limit: int | None = None  # at most this many held-out examples (None: the whole split)
-    max_new_tokens: int = 512  # per assistant turn (greedy)
-    final_state: bool = True  # compare the servers' end state with the gold replay's (final_state_match)
-    # external benchmarks run by the launcher's eval stage for every model (prove_jax.eval.suite)
-    benchmarks: BenchmarksConfig = dataclasses.field(default_factory=BenchmarksConfig)
 
 
 def needs_end_states(cfg: EvalConfig, reward: RewardConfig = YARDSTICK) -> bool:

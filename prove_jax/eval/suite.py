@@ -1,9 +1,7 @@
 """The external benchmarks of one policy, run with one call (``eval all`` and the launcher's eval stage).
 
-:class:`BenchmarksConfig` is generated from the registry (:mod:`prove_jax.eval.benchmarks`): one
-field per benchmark, named after it and holding that benchmark's own settings dataclass, so the
-YAML reads ``eval.benchmarks.bfcl.limit`` and adding a benchmark never edits this file.
-:func:`run_benchmarks` takes any :class:`~prove_jax.serve.ChatClient` (the engine in-process, or
+Which benchmarks run and how is a ``BenchmarksConfig`` (:mod:`prove_jax.eval.config`, generated
+from the registry). :func:`run_benchmarks` takes any :class:`~prove_jax.serve.ChatClient` (the engine in-process, or
 a URL) and runs each enabled benchmark into its own subdirectory; one that needs an HTTP endpoint
 (τ²) gets the URL of the same policy, which for an in-process engine the caller serves on a local
 port (:func:`served`). A failing benchmark is recorded (``{"error": ...}``) without losing the others.
@@ -12,47 +10,13 @@ port (:func:`served`). A failing benchmark is recorded (``{"error": ...}``) with
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import functools
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from prove_jax.eval import benchmarks as _registered  # noqa: F401 - registers bfcl, tau2, teval
 from prove_jax.eval.registry import RunContext, all_benchmarks
 from prove_jax.serve.protocol import ChatClient
-
-
-def _enabled(self: Any) -> list[str]:
-    """Names of the benchmarks these settings switch on, in registry order."""
-    return [b.name for b in all_benchmarks() if getattr(self, b.name).enabled]
-
-
-def _only(self: Any, *, url: bool) -> Any:
-    """These settings with the benchmarks that need (``url=True``) or must not need an HTTP
-    endpoint switched off — the in-process pass and the served pass of ``eval all``."""
-    off = {b.name: dataclasses.replace(b.suite_default) for b in all_benchmarks() if b.needs_url != url}
-    return dataclasses.replace(self, **off)
-
-
-def _make_config() -> type:
-    fields = [(b.name, b.settings, dataclasses.field(default_factory=functools.partial(dataclasses.replace,
-                                                                                        b.suite_default)))
-              for b in all_benchmarks()]
-    namespace = {
-        "__doc__": "Which external benchmarks to run and how: one section per registered benchmark "
-                   f"({', '.join(b.name for b in all_benchmarks())}), each its own settings; all off by default.",
-        "enabled": _enabled,
-        "any": property(lambda self: bool(_enabled(self))),
-        "local": lambda self: _only(self, url=False),
-        "over_http": lambda self: _only(self, url=True),
-    }
-    return dataclasses.make_dataclass("BenchmarksConfig", fields, frozen=True, namespace=namespace,
-                                      module=__name__)
-
-
-BenchmarksConfig: Any = _make_config()
 
 
 @contextlib.contextmanager

@@ -64,6 +64,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from prove_jax.cli import add_dataclass_args, dataclass_from_args
+from prove_jax.eval.settings import LEADERBOARD_TRIALS, PAPER_DOMAINS, Tau2Config, flag_field
 from prove_jax.eval.tau2_results import (  # noqa: F401 - re-exported: tau2.read_results etc.
     INFRA_ERROR,
     SUCCESS_TOL,
@@ -76,70 +77,9 @@ from prove_jax.eval.tau2_results import (  # noqa: F401 - re-exported: tau2.read
     summarize_domain,
 )
 
-PAPER_DOMAINS = ("airline", "retail", "telecom")
 TAU2_DEFAULT_LLM = "gpt-4.1-2025-04-14"  # tau2.config: DEFAULT_LLM_AGENT/USER/NL_ASSERTIONS
-LEADERBOARD_TRIALS = 4
 SHIM_NAME = "_tau2_judge_shim.py"
 SUMMARY_NAME = "tau2.json"
-
-
-def _opt(default: Any = None, **meta: Any) -> Any:
-    """A field with command-line metadata (help, flag, aliases, choices) for :mod:`prove_jax.cli`."""
-    return dataclasses.field(default=default, metadata=meta)
-
-
-@dataclasses.dataclass
-class Tau2Config:
-    """One τ² evaluation. ``*_base_url`` None means tau2's own provider routing (e.g. OpenAI).
-
-    The one definition of τ²'s settings: the ``tau2`` subcommand's flags, ``eval all``'s
-    ``--tau2-*`` flags and the launcher's ``eval.benchmarks.tau2`` section are generated from it.
-    """
-
-    domains: tuple[str, ...] = PAPER_DOMAINS  # tau2 domains, one `tau2 run` each (in the suite, empty: off)
-    num_trials: int = _opt(LEADERBOARD_TRIALS, aliases=("trials",), help="trials per task (leaderboard: 4)")
-    agent_model: str = _opt("agent", help="served name of the policy")
-    agent_base_url: str | None = _opt("http://127.0.0.1:8000/v1", help="'none': tau2's own provider routing")
-    user_model: str | None = _opt(help="user simulator (default: the agent's model and endpoint); a model given "
-                                       "without a user base URL goes through tau2's own provider routing")
-    user_base_url: str | None = _opt(aliases=("user-url",), help="the user simulator's /v1 URL")
-    judge_model: str | None = _opt(help="NL-assertion judge (default: the user simulator); a model given without "
-                                        "a judge base URL goes through tau2's own provider routing")
-    judge_base_url: str | None = None  # the judge's /v1 URL
-    max_concurrency: int = 4  # simulations in flight per domain (tau2 --max-concurrency)
-    task_split: str = "base"  # tau2 --task-split-name: base (full) | test | train; telecom also small (20)
-    num_tasks: int | None = None  # first N tasks per domain (None: all)
-    task_ids: tuple[str, ...] = ()  # only these task ids
-    max_steps: int = 200  # tau2 --max-steps per simulation
-    max_errors: int = 10  # tau2 --max-errors per simulation
-    seed: int = 300  # tau2 --seed
-    temperature: float = 0.0  # agent and user sampling temperature
-    api_key: str = _opt("EMPTY", cli=False)  # sent to OpenAI-compatible endpoints (never a flag)
-    tau2_executable: str = "tau2"  # the tau2 CLI (installed from its repository)
-    tau2_python: str | None = None  # run tau2 as `PY -m tau2.cli` (or the judge shim) from another environment
-    tau2_data_dir: str | None = None  # exported as TAU2_DATA_DIR
-    resume: bool = False  # continue existing results (tau2 --auto-resume); otherwise they are an error
-    infra_errors: str = _opt("fail", choices=("fail", "exclude"), help="infrastructure_error simulations: "
-                             "failed trials (fail) or dropped, as tau2's code intends (exclude)")
-    domain_timeout_s: float | None = _opt(flag="domain-timeout", help="seconds per domain")
-
-    @property
-    def enabled(self) -> bool:
-        """Whether the suite runs τ² (``eval all``, the launcher): some domain is named."""
-        return bool(self.domains)
-
-    def user(self) -> tuple[str, str | None]:
-        """(model, base_url) of the user simulator; unset: the agent's own model and endpoint."""
-        if self.user_model is None and self.user_base_url is None:
-            return self.agent_model, self.agent_base_url
-        return self.user_model or self.agent_model, self.user_base_url
-
-    def judge(self) -> tuple[str | None, str | None]:
-        """(model, base_url) of the NL-assertion judge; (None, None) keeps tau2's default."""
-        if self.judge_model is None and self.judge_base_url is None:
-            model, url = self.user()
-            return (model, url) if url is not None else (None, None)
-        return self.judge_model or self.user()[0], self.judge_base_url
 
 
 def litellm_model(name: str, base_url: str | None) -> str:
@@ -466,12 +406,12 @@ class Tau2Cli:
     """What the ``tau2`` subcommand does besides :class:`Tau2Config`: where results go and which
     servers it starts itself (``--model DIR`` serves the policy for the run)."""
 
-    out_dir: str = _opt(dataclasses.MISSING, aliases=("out",),
+    out_dir: str = flag_field(dataclasses.MISSING, aliases=("out",),
                         help="results go to OUT/<domain>/, the summary to OUT/tau2.json")
     summarize_only: bool = False  # only re-read OUT/<domain>/results.json
-    serve_agent: str | None = _opt(aliases=("model",), metavar="MODEL_DIR", help="start prove_jax.serve for it")
+    serve_agent: str | None = flag_field(aliases=("model",), metavar="MODEL_DIR", help="start prove_jax.serve for it")
     agent_port: int = 8000  # port of the agent server started for --serve-agent
-    serve_user: str | None = _opt(metavar="MODEL_DIR", help="start a user-simulator server for it")
+    serve_user: str | None = flag_field(metavar="MODEL_DIR", help="start a user-simulator server for it")
     user_port: int = 8001  # port of the user-simulator server
     serve_args: str = ""  # extra prove_jax.serve arguments, one string
 

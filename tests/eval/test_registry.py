@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from prove_jax.eval import __main__ as eval_main
+from prove_jax.eval import config as eval_config
 from prove_jax.eval import registry, suite
 from prove_jax.eval.markdown import pct
 from prove_jax.eval.registry import Benchmark, RunContext
@@ -57,8 +58,8 @@ def toy(monkeypatch: pytest.MonkeyPatch) -> Any:
     with it. Every module that binds the class is imported above, before it is swapped here."""
     monkeypatch.setattr(registry, "BENCHMARKS", dict(registry.BENCHMARKS))
     registry.register(TOY)
-    cfg = suite._make_config()
-    for mod in (suite, eval_main):
+    cfg = eval_config._make_config()
+    for mod in (eval_config, eval_main):
         monkeypatch.setattr(mod, "BenchmarksConfig", cfg)
     monkeypatch.setattr(eval_main, "BENCHMARKS", registry.BENCHMARKS)
     return cfg
@@ -66,8 +67,8 @@ def toy(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 def test_registration_order_is_table_3() -> None:
     assert registry.names() == ["bfcl", "tau2", "teval"]
-    assert [f.name for f in dataclasses.fields(suite.BenchmarksConfig)] == ["bfcl", "tau2", "teval"]
-    assert suite.BenchmarksConfig().enabled() == []  # the launcher runs none unless its config says so
+    assert [f.name for f in dataclasses.fields(eval_config.BenchmarksConfig)] == ["bfcl", "tau2", "teval"]
+    assert eval_config.BenchmarksConfig().enabled() == []  # the launcher runs none unless its config says so
     with pytest.raises(ValueError, match="registered twice"):
         registry.register(registry.get("bfcl"))
     with pytest.raises(KeyError, match="choose from"):
@@ -107,7 +108,7 @@ def test_a_failed_benchmark_is_reported_not_fatal(tmp_path: Path) -> None:
     """A benchmark that raises leaves ``{"error": ...}``; the report says so and keeps the others."""
     from prove_jax.eval.report import markdown, normalise
 
-    cfg = suite.BenchmarksConfig(teval=registry.get("teval").settings(data=str(tmp_path)))  # no embedder
+    cfg = eval_config.BenchmarksConfig(teval=registry.get("teval").settings(data=str(tmp_path)))  # no embedder
     res = asyncio.run(suite.run_benchmarks(Echo(), "m", tmp_path, cfg))
     assert "embedder" in res["teval"]["error"]
     md = markdown([normalise({"model": "m", "bfcl": {"error": "boom"}, **res})])
@@ -135,7 +136,7 @@ def test_eval_all_flags_are_the_suite_settings() -> None:
     from prove_jax.eval.__main__ import _suite_defaults, _suite_skip, parse
 
     def bench(*flags: str) -> Any:
-        return dataclass_from_args(suite.BenchmarksConfig, parse(["all", "--model", "m", *flags]),
+        return dataclass_from_args(eval_config.BenchmarksConfig, parse(["all", "--model", "m", *flags]),
                                    defaults=_suite_defaults(), skip=_suite_skip())
 
     assert bench().enabled() == ["bfcl"]
@@ -154,7 +155,7 @@ def test_tau2_runner_points_the_agent_at_the_served_policy(monkeypatch: pytest.M
 
     seen: list[Mapping[str, Any]] = []
     monkeypatch.setattr(tau2, "run_tau2", lambda cfg, out: seen.append(dataclasses.asdict(cfg)) or {"avg": 50.0})
-    cfg = suite.BenchmarksConfig(tau2=tau2.Tau2Config(domains=("airline",), user_model="gpt-4.1"))
+    cfg = eval_config.BenchmarksConfig(tau2=tau2.Tau2Config(domains=("airline",), user_model="gpt-4.1"))
     res = asyncio.run(suite.run_benchmarks(Echo(), "m", tmp_path, cfg.over_http(), url="http://h:1/v1",
                                            served_name="srv"))
     assert res == {"tau2": {"avg": 50.0}}

@@ -25,7 +25,8 @@ import pytest
 from prove_jax.chat import ChatTemplate, ChatTokenizer
 from prove_jax.engine import SamplingConfig
 from prove_jax.env import EpisodeConfig, MCPPool, ScriptedPolicy, sample_seed
-from prove_jax.eval.indomain import YARDSTICK, EvalConfig, evaluate
+from prove_jax.eval.config import EvalConfig
+from prove_jax.eval.indomain import YARDSTICK, evaluate
 from prove_jax.rewards import DEFAULT_WEIGHTS, PAPER_COMPONENTS, RewardConfig, score, variant
 from prove_jax.rl.advantages import ADVANTAGES
 from prove_jax.rl.grpo import GRPOConfig, GRPOContext, _Generator, rollouts_to_rows, step_seed

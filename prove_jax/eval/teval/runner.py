@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
+from prove_jax.eval.settings import TevalConfig  # noqa: F401 - re-exported
 from prove_jax.eval.teval.data import Sample, TevalFile, chat_messages, clean_prediction, load_teval
 from prove_jax.eval.teval.embed import Embedder
 from prove_jax.eval.teval.scorers import score_file, summarize
@@ -38,23 +39,6 @@ log = logging.getLogger(__name__)
 CACHE_NAME, RESULT_NAME = "predictions.jsonl", "teval.json"
 # T-Eval generates at most 512 new tokens (lagent's HF and API wrappers both default to it).
 MAX_TOKENS = 512
-
-
-@dataclasses.dataclass(frozen=True)
-class TevalConfig:
-    """T-Eval's settings: the ``teval`` subcommand's flags, ``eval all``'s ``--teval-*`` and the
-    launcher's ``eval.benchmarks.teval`` (the suite runs it when ``data`` is given)."""
-
-    data: str | None = None  # directory holding T-Eval's JSON files
-    embedder: str | None = None  # local sentence-embedding model dir (all-mpnet-base-v2; never downloaded)
-    limit: int | None = None  # first N samples per file (None: all)
-    subset: bool = False  # use the *_subset files
-    concurrency: int = 32  # requests in flight (the engine batches them)
-
-    @property
-    def enabled(self) -> bool:
-        """Whether the suite runs T-Eval: its data directory is given."""
-        return bool(self.data)
 
 
 def reply_text(reply: ChatReply) -> str:
