@@ -209,7 +209,7 @@ class ModelSpec:
     """A launch's ``model:`` section: an HF checkpoint (``hf_dir``) or a seeded random init of
     ``init`` (ModelConfig fields) over the run's tokenizer, with the runtime options training uses."""
 
-    family: str = "qwen3"  # a registered model family = HF model_type (qwen2 | qwen3 | granite built in)
+    family: str = "qwen3"  # a registered model family = HF model_type (qwen2 | qwen3 | granite | llama built in)
     hf_dir: str = ""
     init: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     dtype: str = "float32"  # compute dtype; "bfloat16" with param_dtype "float32" = bf16 with f32 master

@@ -50,10 +50,12 @@ def _forbidden(package: str, prefixes: tuple[str, ...]) -> list[str]:
 
 def test_layering_rules() -> None:
     """DESIGN.md: servers stand alone; data never imports the training side; rewards are pure;
-    models/chat know nothing of env/rl and never import torch or transformers."""
+    models/chat know nothing of env/rl and never import torch or transformers; nor does the GGUF
+    converter, which must run without them."""
     assert not _forbidden("servers", ("prove_jax", "data"))
     assert not _forbidden("data", ("prove_jax.models", "prove_jax.engine", "prove_jax.rl"))
     assert not _forbidden("prove_jax/rewards", ("prove_jax.env", "prove_jax.engine", "prove_jax.models", "servers"))
+    assert not _forbidden("prove_jax/convert", ("torch", "transformers"))  # test-only references
     for pkg in ("prove_jax/models", "prove_jax/chat"):
         assert not _forbidden(pkg, ("prove_jax.env", "prove_jax.rewards", "prove_jax.rl", "servers", "torch",
                                     "transformers"))
@@ -75,6 +77,7 @@ LAYERS: dict[str, frozenset[str] | str] = {
     "rewards": frozenset(),
     "chat": frozenset(),
     "models": frozenset(),
+    "convert": frozenset(),  # GGUF -> HF directory: gguf, tokenizers, safetensors only
     # a model family as one object: its models half and its chat half, registered together
     "family": frozenset({"chat", "models"}),
     # a model directory that describes itself (model.json, tokenizer files, Orbax params)

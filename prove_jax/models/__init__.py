@@ -1,5 +1,5 @@
-"""prove_jax.models: one Flax NNX decoder for Qwen2.5 / Qwen3 / Granite-4.1 (dense), HF checkpoint I/O,
-logical-axis sharding and a fixed-shape KV cache.
+"""prove_jax.models: one Flax NNX decoder for Qwen2.5 / Qwen3 / Granite-4.1 (dense) / Llama, HF checkpoint
+I/O, logical-axis sharding and a fixed-shape KV cache.
 
 Entry points::
 
@@ -20,7 +20,7 @@ from prove_jax.models.config import (
     unregister_model_family,
 )
 from prove_jax.models.decoder import DecoderLayer, Model, abstract_model, init_model, state_shardings
-from prove_jax.models.families import GraniteConfig, Qwen2Config, Qwen3Config, TensorRule
+from prove_jax.models.families import GraniteConfig, LlamaConfig, Qwen2Config, Qwen3Config, TensorRule
 from prove_jax.models.hf_io import CheckpointMismatchError, load_hf, save_hf
 from prove_jax.models.logprobs import fused_logprobs, sequence_logprobs, token_logprobs
 from prove_jax.models.sharding import DEFAULT_RULES, logical_to_spec, make_mesh, parse_mesh_spec
@@ -32,6 +32,7 @@ __all__ = [
     "FamilyConfig",
     "GraniteConfig",
     "KVCache",
+    "LlamaConfig",
     "Model",
     "ModelConfig",
     "ModelFamily",

@@ -1,9 +1,10 @@
 """Model configuration: one frozen dataclass for every dense decoder family, and the family registry.
 
-The families (Qwen2.5 = HF ``qwen2``, Qwen3, Granite-4.1 dense, and whatever else registers) share
-one decoder; they differ only in a handful of flags (q/k/v bias, qk-norm, the four Granite
-multipliers, tied head). The config is frozen and hashable because NNX keeps it in the static
-graph definition: two models with equal configs share one jit compilation.
+The families (Qwen2.5 = HF ``qwen2``, Qwen3, Granite-4.1 dense, Llama 2/3 and SmolLM = HF ``llama``,
+and whatever else registers) share one decoder; they differ only in a handful of flags (q/k/v/o
+bias, MLP bias, qk-norm, the four Granite multipliers, tied head, the RoPE frequency schedule).
+The config is frozen and hashable because NNX keeps it in the static graph definition: two models
+with equal configs share one jit compilation.
 
 What a family *is* lives in one :class:`ModelFamily` registration (config class, HF names and
 hooks, tensor table, chat format): the built-in ones in :mod:`prove_jax.models.families`. This
@@ -12,8 +13,8 @@ module holds the registry, not the families, so nothing here names one: ``from_h
 
 Reading HF ``config.json`` follows the transformers 5.x rules (``rope_parameters`` *or* legacy
 ``rope_theta``/``rope_scaling``) and fails loudly on anything the decoder does not implement
-(scaled RoPE, sliding windows, other activations, quantised checkpoints) instead of silently
-producing wrong logits.
+(RoPE scaling other than Llama 3's, sliding windows, other activations, quantised checkpoints)
+instead of silently producing wrong logits.
 """
 
 from __future__ import annotations
@@ -29,9 +30,14 @@ import jax.numpy as jnp
 from prove_jax.models.sharding import DEFAULT_RULES, Rules
 
 if TYPE_CHECKING:
-    from prove_jax.models.families import TensorRule
+    from prove_jax.models.families import MaxTextLayout, TensorRule
 
 REMAT_POLICIES = ("none", "full", "dots")
+ROPE_TYPES = ("default", "llama3")
+"""RoPE frequency schedules the decoder implements (``layers.rope_inv_freq``)."""
+LLAMA3_ROPE_FIELDS = ("rope_factor", "rope_low_freq_factor", "rope_high_freq_factor",
+                      "rope_original_max_position_embeddings")
+"""The ``rope_type="llama3"`` parameters, in ModelConfig (HF names without the ``rope_`` prefix)."""
 ATTENTION_IMPLS = ("xla", "cudnn", "splash", "head_major")
 """``attention_impl`` values besides None / ``"auto"`` (mirrored by ``attention.IMPLS``)."""
 
@@ -68,6 +74,14 @@ class ModelConfig:
     num_kv_heads: int
     head_dim: int
     rope_theta: float = 10000.0
+    rope_type: str = "default"
+    """``"default"`` or ``"llama3"``: Llama 3.1+ rescales the low RoPE frequencies by the four
+    ``rope_*`` parameters below (HF ``rope_scaling``), which are set exactly when it is
+    ``"llama3"`` (None otherwise, so a config without scaling equals one that never knew of it)."""
+    rope_factor: float | None = None
+    rope_low_freq_factor: float | None = None
+    rope_high_freq_factor: float | None = None
+    rope_original_max_position_embeddings: int | None = None
     rms_norm_eps: float = 1e-6
     max_position_embeddings: int = 32768
     tie_word_embeddings: bool = False
@@ -110,6 +124,7 @@ class ModelConfig:
             )
         if self.head_dim % 2:
             raise UnsupportedConfigError(f"RoPE needs an even head_dim, got {self.head_dim}")
+        self._check_rope()
         if self.remat not in REMAT_POLICIES:
             raise ValueError(f"remat must be one of {REMAT_POLICIES}, got {self.remat!r}")
         object.__setattr__(self, "attention_impl", check_attention_impl(self.attention_impl))
@@ -117,6 +132,35 @@ class ModelConfig:
             object.__setattr__(self, "eos_token_id", tuple(self.eos_token_id))
         for name in ("dtype", "param_dtype", "logits_dtype"):
             object.__setattr__(self, name, jnp.dtype(getattr(self, name)).name)
+
+    def _check_rope(self) -> None:
+        """The llama3 parameters are given with ``rope_type="llama3"`` and only then (a stray
+        ``rope_factor`` on a default-RoPE config would be silently ignored), and are usable; they
+        are stored as float/int so configs read from JSON, YAML or ``config.json`` compare equal."""
+        if self.rope_type not in ROPE_TYPES:
+            raise UnsupportedConfigError(f"rope_type must be one of {ROPE_TYPES}, got {self.rope_type!r}")
+        given = {f: getattr(self, f) for f in LLAMA3_ROPE_FIELDS if getattr(self, f) is not None}
+        if self.rope_type == "default":
+            if given:
+                raise UnsupportedConfigError(f"{sorted(given)} only apply with rope_type='llama3'")
+            return
+        missing = sorted(set(LLAMA3_ROPE_FIELDS) - set(given))
+        if missing:
+            raise UnsupportedConfigError(f"rope_type='llama3' needs {missing}")
+        factor, low, high, original = (float(given[f]) for f in LLAMA3_ROPE_FIELDS)
+        if not (factor > 0 and 0 < low < high and original > 0 and original == int(original)):
+            raise UnsupportedConfigError(
+                "llama3 RoPE needs factor > 0, 0 < low_freq_factor < high_freq_factor and an integer "
+                f"original_max_position_embeddings > 0, got {given}")
+        for name, value in zip(LLAMA3_ROPE_FIELDS, (factor, low, high, int(original)), strict=True):
+            object.__setattr__(self, name, value)
+
+    def hf_rope_parameters(self) -> dict[str, Any]:
+        """The RoPE scaling entry of ``config.json`` (HF names), empty for default RoPE."""
+        if self.rope_type == "default":
+            return {}
+        params = {f.removeprefix("rope_"): getattr(self, f) for f in LLAMA3_ROPE_FIELDS}
+        return {"rope_type": self.rope_type, **params}
 
     # -- derived -----------------------------------------------------------------------------
     @property
@@ -154,8 +198,10 @@ class ModelConfig:
         """A ``config.json`` that transformers 4.x and 5.x both read as this architecture.
 
         Writes legacy ``rope_theta``/``rope_scaling`` (4.x readers ignore ``rope_parameters`` and
-        would fall back to theta=10000) *and* the 5.x ``rope_parameters``.
+        would fall back to theta=10000) *and* the 5.x ``rope_parameters``; llama3 scaling goes in
+        both (``rope_scaling`` without theta, which 4.x keeps at the top level).
         """
+        scaling = self.hf_rope_parameters()
         dtype_name = torch_dtype or self.param_dtype
         family = model_family(self.family)
         out: dict[str, Any] = {
@@ -172,8 +218,8 @@ class ModelConfig:
             "max_position_embeddings": self.max_position_embeddings,
             "rms_norm_eps": self.rms_norm_eps,
             "rope_theta": self.rope_theta,
-            "rope_scaling": None,
-            "rope_parameters": {"rope_theta": self.rope_theta, "rope_type": "default"},
+            "rope_scaling": scaling or None,
+            "rope_parameters": {"rope_theta": self.rope_theta, "rope_type": "default", **scaling},
             "tie_word_embeddings": self.tie_word_embeddings,
             "initializer_range": self.initializer_range,
             "attention_dropout": 0.0,
@@ -225,7 +271,9 @@ class ModelFamily:
     fields (flags, multipliers, defaults that differ from the generic reading) and ``to_hf`` writes
     them back, so ``from_hf_dict(cfg.to_hf_dict()) == cfg``. ``chat_family`` is the chat template
     a tokenizer of ours (tiny BPE) speaks for this family, a name registered in
-    :mod:`prove_jax.chat.families` (a real tokenizer says its own).
+    :mod:`prove_jax.chat.families` (a real tokenizer says its own). ``maxtext`` says how MaxText's
+    decoder block for the family stores the same tensors (:mod:`prove_jax.models.maxtext_io`);
+    None: no MaxText import/export for this family.
     """
 
     config_cls: type[FamilyConfig]
@@ -234,6 +282,7 @@ class ModelFamily:
     chat_family: str
     from_hf: Callable[[Mapping[str, Any]], dict[str, Any]] = _no_keys
     to_hf: Callable[[ModelConfig], dict[str, Any]] = _no_keys
+    maxtext: MaxTextLayout | None = None
 
     @property
     def name(self) -> str:
@@ -294,27 +343,42 @@ FAMILY_CLASSES: Mapping[str, type[ModelConfig]] = _ConfigClasses()
 """A view of the registry kept for its callers (launch-config check, model records, the planner)."""
 
 
-def _parse_rope(hf: dict[str, Any]) -> float:
-    """Return rope_theta after rejecting every RoPE variant other than plain default RoPE.
+def _parse_rope(hf: dict[str, Any]) -> dict[str, Any]:
+    """``rope_theta`` and the scaling fields, after rejecting every RoPE variant other than plain
+    RoPE and Llama 3's (``rope_type: llama3``): linear, dynamic, yarn, longrope... change the
+    frequencies or the positions in ways this decoder does not, so their logits would be wrong.
 
     Same precedence as transformers 5.x: a non-null ``rope_scaling`` replaces ``rope_parameters``;
-    theta inside the dict wins over the top-level ``rope_theta``; default 10000.
+    theta inside the dict wins over the top-level ``rope_theta``; default 10000; llama3's
+    ``original_max_position_embeddings`` is the top-level key if there is one, else the dict's,
+    else ``max_position_embeddings`` (``standardize_rope_params``).
     """
-    params = hf.get("rope_scaling") or hf.get("rope_parameters") or {}
+    source = "rope_scaling" if hf.get("rope_scaling") else "rope_parameters"
+    params = hf.get(source) or {}
     if not isinstance(params, dict):
         raise UnsupportedConfigError(f"cannot read rope parameters {params!r}")
     if any(isinstance(v, dict) for v in params.values()):
         raise UnsupportedConfigError(f"per-layer-type RoPE parameters are not supported: {params}")
     rope_type = params.get("rope_type", params.get("type", "default"))
-    if rope_type != "default":
+    if rope_type not in ROPE_TYPES:
         raise UnsupportedConfigError(
-            f"rope type {rope_type!r} (rope_scaling={params}) is not supported; only default RoPE "
-            "is implemented. Remove the rope_scaling entry to run at the native context length."
+            f"{source}.rope_type={rope_type!r} ({source}={params}) is not supported; only default RoPE "
+            "and 'llama3' are implemented. Remove the entry to run at the native context length."
         )
     prf = params.get("partial_rotary_factor", hf.get("partial_rotary_factor"))
     if prf is not None and float(prf) != 1.0:
         raise UnsupportedConfigError(f"partial_rotary_factor={prf} is not supported")
-    return float(params.get("rope_theta", hf.get("rope_theta", 10000.0)))
+    out: dict[str, Any] = {"rope_theta": float(params.get("rope_theta", hf.get("rope_theta", 10000.0)))}
+    if rope_type == "llama3":
+        original = hf.get("original_max_position_embeddings") or params.get(
+            "original_max_position_embeddings", hf.get("max_position_embeddings"))
+        missing = [k for k in ("factor", "low_freq_factor", "high_freq_factor") if params.get(k) is None]
+        if missing or original is None:
+            lacks = missing or ["original_max_position_embeddings"]
+            raise UnsupportedConfigError(f"{source} of rope_type 'llama3' lacks {lacks}")
+        out.update(rope_type="llama3", rope_factor=params["factor"], rope_original_max_position_embeddings=original,
+                   rope_low_freq_factor=params["low_freq_factor"], rope_high_freq_factor=params["high_freq_factor"])
+    return out
 
 
 def _parse_hf(hf: dict[str, Any]) -> dict[str, Any]:
@@ -355,7 +419,7 @@ def _parse_hf(hf: dict[str, Any]) -> dict[str, Any]:
         "num_heads": heads,
         "num_kv_heads": int(kv),
         "head_dim": int(hf.get("head_dim") or hidden // heads),
-        "rope_theta": _parse_rope(hf),
+        **_parse_rope(hf),
         "rms_norm_eps": float(hf.get("rms_norm_eps", 1e-6)),
         "max_position_embeddings": int(hf.get("max_position_embeddings", 32768)),
         "tie_word_embeddings": bool(hf.get("tie_word_embeddings", False)),

@@ -1,4 +1,4 @@
-"""The decoder: one Flax NNX module for Qwen2.5, Qwen3 and Granite (dense), selected by config flags.
+"""The decoder: one Flax NNX module for Qwen2.5, Qwen3, Granite (dense) and Llama, selected by config flags.
 
 ``Model(config, rngs=...)`` — forward ``model(tokens, positions, cache=None, attention_mask=None)
 -> (logits, cache)``:
@@ -30,7 +30,7 @@ from jax.sharding import Mesh
 from prove_jax.models.cache import KVCache
 from prove_jax.models.cached_attention import KVWrite
 from prove_jax.models.config import ModelConfig
-from prove_jax.models.layers import MLP, Attention, RMSNorm, _param, dense, rope_cos_sin
+from prove_jax.models.layers import MLP, Attention, RMSNorm, _param, dense, rope_cos_sin, rope_inv_freq
 from prove_jax.models.sharding import constrain, param_sharding
 
 _REMAT_POLICIES: dict[str, Any] = {
@@ -137,7 +137,7 @@ class Model(nnx.Module):
         # Materialise the tables once: left to itself XLA fuses cos/sin into every consumer and
         # recomputes them per element of q and k, in the forward and again in the backward
         # (~20 % of a small CPU train step went to transcendentals).
-        cos, sin = jax.lax.optimization_barrier(rope_cos_sin(positions, cfg.head_dim, cfg.rope_theta, dt))
+        cos, sin = jax.lax.optimization_barrier(rope_cos_sin(positions, rope_inv_freq(cfg), dt))
         if cache is None:
             mask = None if attention_mask is None else attention_mask.astype(bool)[:, None, None, :]
             x, _ = self._run_layers(x, cos, sin, mask, True, None)

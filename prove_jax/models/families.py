@@ -3,8 +3,9 @@ the declarative HF <-> JAX parameter tables they carry.
 
 Adding a model family is one ``register_model_family(ModelFamily(...))`` here (or, from outside the
 package, :func:`prove_jax.family.register_family`): its config class and flag defaults, the HF
-``model_type``/architectures and config keys, its tensor table and its chat format. Nothing else
-in the repository names a family; every consumer reads the registry.
+``model_type``/architectures and config keys, its tensor table, its chat format and, where MaxText
+has a decoder block for it, its :class:`MaxTextLayout` (MaxText checkpoints: ``maxtext_io``).
+Nothing else in the repository names a family; every consumer reads the registry.
 
 Each :class:`TensorRule` names a JAX parameter (dotted NNX path, ``{i}`` = layer index), the HF
 state-dict key, and both layouts as axis-letter strings.  ``"(h d) e"`` means the HF tensor's
@@ -32,6 +33,7 @@ from prove_jax.models.config import (
     FamilyConfig,
     ModelConfig,
     ModelFamily,
+    UnsupportedConfigError,
     model_family,
     register_model_family,
 )
@@ -109,6 +111,26 @@ def rules_for(cfg: ModelConfig) -> list[TensorRule]:
     return [r for r in model_family(cfg.family).tensors if r.applies(cfg)]
 
 
+@dataclasses.dataclass(frozen=True)
+class MaxTextLayout:
+    """What MaxText's decoder block for a family does to its tensors beyond names and axis order.
+
+    The MaxText name and axis order of each of our tensors is the same in every dense MaxText block
+    (``prove_jax.models.maxtext_io.MAXTEXT_NAMES``, keyed by our JAX path), so a family adds only
+    this to its registration; ``maxtext_io`` applies it on import and undoes it on export.
+    """
+
+    decoder_block: str
+    """MaxText's ``decoder_block`` value for the family; recorded in the checkpoint, named in errors."""
+    query_scale: bool = False
+    """MaxText folds ``head_dim ** -0.5`` into the query projection instead of scaling the scores."""
+    rope_interleave: bool = False
+    """MaxText's RoPE rotates pairs ``(2i, 2i+1)`` where HF rotates ``(i, i + d/2)``: q/k
+    projections are reordered along head_dim so both give the same attention."""
+    without: tuple[str, ...] = ()
+    """ModelConfig flags the block has no tensors for: a config with one of them set is refused."""
+
+
 # --- the built-in families ----------------------------------------------------------------------
 class Qwen2Config(FamilyConfig):
     """Qwen2 / Qwen2.5: q/k/v bias (hard-coded in HF), no o bias, no qk-norm."""
@@ -128,6 +150,14 @@ class GraniteConfig(FamilyConfig):
     """Granite (dense, HF ``granite``): the four multipliers, usually tied head."""
 
     FAMILY = "granite"
+
+
+class LlamaConfig(FamilyConfig):
+    """Llama 2 / 3 / 3.1+ and every other ``LlamaForCausalLM`` (SmolLM, SmolLM2: tied head, ChatML
+    tokenizer): optional ``attention_bias`` (q/k/v/o) and ``mlp_bias``, llama3 RoPE scaling (read
+    for every family by ``config._parse_rope``), no sliding window."""
+
+    FAMILY = "llama"
 
 
 def _qwen_window(cfg: ModelConfig) -> dict[str, Any]:
@@ -159,6 +189,19 @@ def _granite_from_hf(hf: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _llama_from_hf(hf: Mapping[str, Any]) -> dict[str, Any]:
+    """HF ``LlamaConfig`` keys. ``LlamaConfig`` has no ``sliding_window``: one that is set comes
+    from a Mistral-style config relabelled ``llama``, whose attention differs past the window."""
+    if hf.get("sliding_window") is not None:
+        raise UnsupportedConfigError(
+            f"sliding_window={hf['sliding_window']} (Mistral-style sliding-window attention) is not supported "
+            "for llama: every layer here attends to the whole context; remove the key only if the window is "
+            "at least the context length you run"
+        )
+    return {**_attention_bias(hf), "mlp_bias": bool(hf.get("mlp_bias", False)),
+            "max_position_embeddings": int(hf.get("max_position_embeddings", 2048))}  # LlamaConfig's default
+
+
 def _granite_to_hf(cfg: ModelConfig) -> dict[str, Any]:
     return {"attention_bias": cfg.qkv_bias, "mlp_bias": cfg.mlp_bias, "embedding_multiplier": cfg.embedding_multiplier,
             "residual_multiplier": cfg.residual_multiplier, "attention_multiplier": cfg.scale,
@@ -173,6 +216,7 @@ register_model_family(ModelFamily(
     chat_family="qwen2.5",
     from_hf=lambda hf: {"qkv_bias": True, "o_bias": False, "qk_norm": False},
     to_hf=_qwen_window,
+    maxtext=MaxTextLayout("qwen2"),
 ))
 register_model_family(ModelFamily(
     Qwen3Config,
@@ -182,6 +226,8 @@ register_model_family(ModelFamily(
     chat_family="qwen3",
     from_hf=_qwen3_from_hf,
     to_hf=lambda cfg: {**_qwen_window(cfg), "attention_bias": cfg.qkv_bias},
+    # MaxText's qwen3 block builds its attention without biases.
+    maxtext=MaxTextLayout("qwen3", without=("qkv_bias", "o_bias")),
 ))
 register_model_family(ModelFamily(
     GraniteConfig,
@@ -191,6 +237,20 @@ register_model_family(ModelFamily(
     chat_family="granite-4.1",
     from_hf=_granite_from_hf,
     to_hf=_granite_to_hf,
+))
+register_model_family(ModelFamily(
+    LlamaConfig,
+    # Granite's table without the multipliers: attention_bias switches q/k/v/o biases, mlp_bias the MLP's.
+    tensors=BASE + QKV_BIAS + O_BIAS + MLP_BIAS,
+    architectures=("LlamaForCausalLM",),
+    # ChatML with the Qwen2.5/Hermes tools section: SmolLM2's own template is bare ChatML (no tools),
+    # and Llama 3's header format is not implemented, so a tiny tokenizer of ours speaks the ChatML
+    # dialect our tool-call parser, transcripts and data already use; a real SmolLM2 tokenizer is
+    # detected as the same format (its template's only marker is <|im_start|>). One difference from
+    # SmolLM2's template: with no system message, Qwen2.5's default system prompt is written, not SmolLM's.
+    chat_family="qwen2.5",
+    from_hf=_llama_from_hf,
+    to_hf=lambda cfg: {"attention_bias": cfg.qkv_bias, "mlp_bias": cfg.mlp_bias},
 ))
 
 

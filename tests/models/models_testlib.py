@@ -2,6 +2,14 @@
 
 Norm weights and biases are randomised (HF initialises them to 1/0, which would hide a wrong
 norm or bias mapping); Granite uses initializer_range=0.1 so its logits/16 are not ~0.
+
+The two Llama cases split the Llama options between them: ``llama`` is tied with llama3 RoPE
+scaling whose ``original_max_position_embeddings`` (64) is short enough that the rescaled
+low-frequency bands (wavelength > 64) and the blended middle ones (16..64) turn by whole radians
+within the test sequences; ``llama_bias`` is untied with default RoPE, attention_bias (q/k/v/o),
+mlp_bias and a head_dim that is not hidden / heads.  Both use initializer_range=0.1: at 0.02 the
+attention scores are ~0, attention is near uniform and RoPE barely moves the logits (dropping the
+llama3 rescaling changed them by only 5e-3), so a RoPE error could hide inside the tolerance.
 """
 
 from __future__ import annotations
@@ -55,10 +63,26 @@ def _hf_config(name: str) -> Any:
         return transformers.GraniteConfig(
             **COMMON, **granite, tie_word_embeddings=False, attention_bias=True, mlp_bias=True
         )
+    if name == "llama":
+        return transformers.LlamaConfig(
+            **COMMON, **LLAMA3_ROPE, rms_norm_eps=1e-5, tie_word_embeddings=True, initializer_range=0.1
+        )
+    if name == "llama_bias":
+        return transformers.LlamaConfig(
+            **COMMON, head_dim=32, rms_norm_eps=1e-6, rope_theta=5e5, tie_word_embeddings=False,
+            attention_bias=True, mlp_bias=True, initializer_range=0.1,
+        )
     raise KeyError(name)
 
 
-FAMILIES = ("qwen2", "qwen3", "granite", "granite_bias")
+LLAMA3_ROPE = dict(
+    rope_theta=10000.0,
+    rope_scaling={"rope_type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                  "original_max_position_embeddings": 64},
+)
+"""Llama 3.1's scaling parameters except the original context (8192 there, 64 here)."""
+
+FAMILIES = ("qwen2", "qwen3", "granite", "granite_bias", "llama", "llama_bias")
 
 
 @dataclass
@@ -77,14 +101,10 @@ class HFCase:
         return out.logits.float().numpy()
 
 
-def build_case(name: str, root: Path, seed: int = 0) -> HFCase:
+def build_case(name: str, root: Path, seed: int = 0, config: Any = None) -> HFCase:
+    """The named case, or ``config`` (a transformers config) saved under ``name``."""
     torch.manual_seed(seed)
-    cls = (
-        transformers.Qwen2ForCausalLM
-        if name == "qwen2"
-        else (transformers.Qwen3ForCausalLM if name == "qwen3" else transformers.GraniteForCausalLM)
-    )
-    model = cls(_hf_config(name)).eval()
+    model = transformers.AutoModelForCausalLM.from_config(config or _hf_config(name)).eval()
     with torch.no_grad():
         for pname, p in model.named_parameters():
             if "norm" in pname or pname.endswith(".bias"):

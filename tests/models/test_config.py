@@ -84,7 +84,8 @@ def test_rope_theta_sources_and_precedence():
         ({"layer_types": ["full_attention", "sliding_attention"]}, "full_attention"),
         ({"hidden_act": "gelu"}, "gelu"),
         ({"model_type": "granitemoehybrid"}, "granitemoehybrid"),
-        ({"model_type": "llama"}, "llama"),
+        ({"model_type": "mistral"}, "mistral"),
+        ({"rope_scaling": {"rope_type": "dynamic", "factor": 2.0}}, "dynamic"),
         ({"quantization_config": {"quant_method": "awq"}}, "quantized"),
     ],
 )

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from prove_jax.models import GraniteConfig, Qwen2Config, Qwen3Config
+from prove_jax.models import GraniteConfig, LlamaConfig, Qwen2Config, Qwen3Config
 from prove_jax.models.families import TensorRule, hf_read_plan, hf_shape, jax_to_hf, parse_dims, rules_for
 
 RULES = [
@@ -72,3 +72,6 @@ def test_family_tables_follow_config_flags():
     g = keys(GraniteConfig(**arch, qkv_bias=True, o_bias=True, mlp_bias=True))
     assert {"model.layers.{i}.self_attn.o_proj.bias", "model.layers.{i}.mlp.down_proj.bias"} <= g
     assert len(keys(GraniteConfig(**arch))) == 12
+    # Llama: the same table, every optional tensor off by default; attention_bias adds q/k/v *and* o.
+    assert keys(LlamaConfig(**arch)) == keys(GraniteConfig(**arch))
+    assert keys(LlamaConfig(**arch, qkv_bias=True, o_bias=True, mlp_bias=True)) == g

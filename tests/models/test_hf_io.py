@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 import transformers
-from models_testlib import batch, forward, j
+from models_testlib import FAMILIES, batch, forward, j
 from safetensors import safe_open
 from safetensors.numpy import save_file
 
@@ -31,7 +31,7 @@ def _assert_same_state_dict(a, b):
         assert torch.equal(sa[key], sb[key]), key
 
 
-@pytest.mark.parametrize("name", ["qwen2", "qwen3", "granite", "granite_bias"])
+@pytest.mark.parametrize("name", FAMILIES)
 def test_round_trip_gives_identical_transformers_logits(name, hf_cases, tmp_path):
     case = hf_cases[name]
     model = load_hf(case.path, dtype=jnp.float32)
@@ -54,8 +54,9 @@ def test_round_trip_gives_identical_transformers_logits(name, hf_cases, tmp_path
         assert f.metadata() == {"format": "pt"}
     assert ("lm_head.weight" in index["weight_map"]) is (not model.config.tie_word_embeddings)
     config = json.loads((out / "config.json").read_text())
-    assert config["rope_theta"] == model.config.rope_theta and config["rope_scaling"] is None
-    assert config["rope_parameters"] == {"rope_theta": model.config.rope_theta, "rope_type": "default"}
+    scaling = json.loads((case.path / "config.json").read_text())["rope_parameters"]  # as transformers wrote it
+    assert config["rope_parameters"] == scaling and config["rope_theta"] == model.config.rope_theta
+    assert config["rope_scaling"] == ({k: v for k, v in scaling.items() if k != "rope_theta"} if name == "llama" else None)
     assert config["torch_dtype"] == "float32"
     # Tokenizer / generation files are copied through from the source directory.
     assert json.loads((out / "tokenizer_config.json").read_text())["marker"] == name
