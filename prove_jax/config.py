@@ -132,7 +132,14 @@ def check(cfg: LaunchConfig) -> None:
 
     if cfg.model.family not in FAMILY_CLASSES:
         raise ConfigError(f"model.family: expected one of {sorted(FAMILY_CLASSES)}, got {cfg.model.family!r}")
-    if not cfg.model.hf_dir:
+    if cfg.model.gguf:
+        from prove_jax.convert import resolve_gguf
+
+        try:
+            resolve_gguf(cfg.model.gguf)
+        except FileNotFoundError as exc:
+            raise ConfigError(f"model.gguf: {exc}") from None
+    elif not cfg.model.hf_dir:
         checked("model.init", FAMILY_CLASSES[cfg.model.family], dtype=cfg.model.dtype,
               param_dtype=cfg.model.param_dtype, remat=cfg.model.remat, **{**cfg.model.init, "vocab_size": 256})
     checked("model.attention_impl", check_attention_impl, cfg.model.attention_impl)

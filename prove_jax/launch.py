@@ -143,6 +143,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from prove_jax.pipeline.distributed import maybe_initialize
 
     maybe_initialize(cfg.distributed)
+    if cfg.model.gguf:  # an HF directory from the GGUF, once per run directory (prove_jax.convert.source)
+        from prove_jax.convert import converted
+
+        hf_dir = converted(cfg.model.gguf, cfg.model.hf_dir or Path(cfg.out_dir) / "model_hf")
+        cfg.model = dataclasses.replace(cfg.model, hf_dir=str(hf_dir))
     configure_host_allocator()  # XLA:CPU step temporaries stay mapped between steps (host_memory.py)
     from prove_jax.io_util import write_json
     from prove_jax.pipeline.context import Run

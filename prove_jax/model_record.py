@@ -211,6 +211,9 @@ class ModelSpec:
 
     family: str = "qwen3"  # a registered model family = HF model_type (qwen2 | qwen3 | granite | llama built in)
     hf_dir: str = ""
+    # a GGUF instead of an HF directory: a path, or package:DIST/FILE (a file inside an installed wheel);
+    # the launcher converts it into hf_dir (default <out_dir>/model_hf) before any stage runs
+    gguf: str = ""
     init: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     dtype: str = "float32"  # compute dtype; "bfloat16" with param_dtype "float32" = bf16 with f32 master
     param_dtype: str = "float32"
@@ -227,7 +230,7 @@ class ModelSpec:
         """The model section and ``tokenizer.dir`` a checkpoint's metadata stored (``to_dict`` of the
         LaunchConfig; keys added to the model section later default as the section does)."""
         m, t = stored["model"], stored.get("tokenizer") or {}
-        spec = cls(family=str(m["family"]), hf_dir=str(m.get("hf_dir") or ""), init=dict(m.get("init") or {}),
+        spec = cls(family=str(m["family"]), hf_dir=str(m.get("hf_dir") or ""), gguf=str(m.get("gguf") or ""), init=dict(m.get("init") or {}),
                    dtype=str(m["dtype"]), param_dtype=str(m["param_dtype"]), remat=str(m.get("remat", "none")),
                    scan_layers=bool(m.get("scan_layers", False)), attention_impl=m.get("attention_impl"),
                    mesh=str(m.get("mesh") or ""), seed=int(m.get("seed", 0)))

@@ -96,7 +96,7 @@ LAYERS: dict[str, frozenset[str] | str] = {
     "eval": frozenset({"serve", "checkpoint", "model_record", "models", "chat", "engine", "env", "rewards", "loaders",
                        "cli"}),
     # the launcher: the config composes every concern's section; only the pipeline and launch wire a run
-    "config": frozenset({"checkpoint", "env", "engine", "models", "model_record", "rewards", "rl", "plan", "data",
+    "config": frozenset({"checkpoint", "env", "engine", "models", "model_record", "rewards", "rl", "plan", "data", "convert",
                          "servers", "eval.config"}),
     "pipeline": ALL_BUT_LAUNCH,
     "launch": EVERYTHING,
