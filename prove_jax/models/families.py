@@ -251,6 +251,11 @@ register_model_family(ModelFamily(
     chat_family="qwen2.5",
     from_hf=_llama_from_hf,
     to_hf=lambda cfg: {"attention_bias": cfg.qkv_bias, "mlp_bias": cfg.mlp_bias},
+    # MaxText's llama2 block (every MaxText Llama, 2 to 3.3) has no attention or MLP biases; its HF
+    # converter (LLAMA31 table and hooks) folds head_dim**-0.5 into the query kernel and reorders
+    # q/k for its interleaved llama3.1 RoPE.
+    maxtext=MaxTextLayout("llama2", query_scale=True, rope_interleave=True,
+                          without=("qkv_bias", "o_bias", "mlp_bias")),
 ))
 
 

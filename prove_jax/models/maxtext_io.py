@@ -1,4 +1,5 @@
-"""MaxText Orbax checkpoints straight into our sharded Model, and ours out in MaxText's layout.
+"""MaxText Orbax checkpoints straight into our sharded Model, and ours out in MaxText's layout
+(Qwen2.5, Qwen3 and Llama: every family with a ``maxtext=MaxTextLayout(...)`` registration).
 
 Usage (functions only; the config says the architecture, since a MaxText checkpoint stores none)::
 
@@ -19,16 +20,16 @@ We read only ``params/params``; we write only it (params-only), with ``custom_me
 same layout through v1 (``tests/models/test_maxtext_io.py`` reads ours that way).
 
 **The mapping** (reference: ``maxtext/checkpoint_conversion/utils/param_mapping.py`` of the
-``maxtext`` wheel, ``QWEN_MAXTEXT_TO_HF_PARAM_MAPPING`` / ``QWEN_MAXTEXT_TO_HF_PARAM_HOOK_FN``,
-used for Qwen2.5 and Qwen3 alike). MaxText keeps heads split (``DenseGeneral`` kernels are
+``maxtext`` wheel: ``QWEN_MAXTEXT_TO_HF_PARAM_MAPPING`` / ``_HOOK_FN`` for Qwen2.5 and Qwen3,
+``LLAMA31_MAXTEXT_TO_HF_PARAM_MAPPING`` / ``_HOOK_FN`` for Llama). MaxText keeps heads split (``DenseGeneral`` kernels are
 ``in_features + out_features``), so against our layout every tensor is a pure axis permutation,
 no reshape: :data:`MAXTEXT_NAMES` gives each of our parameters its MaxText path and axis letters,
 the letters of the family's :class:`~prove_jax.models.families.TensorRule` (``e`` hidden, ``v``
 vocab, ``h``/``k`` query/kv heads, ``d`` head_dim, ``m`` mlp). The HF name stays in the family
 table, so a family is still one registration: its ``maxtext=MaxTextLayout(...)`` adds only what
-MaxText's block does to values (Qwen: nothing; Llama would be
-``MaxTextLayout("llama2", query_scale=True, rope_interleave=True)``, MaxText's
-``LLAMA31_MAXTEXT_TO_HF_PARAM_HOOK_FN``, both implemented here).
+MaxText's block does to values (Qwen: nothing; Llama:
+``MaxTextLayout("llama2", query_scale=True, rope_interleave=True, without=<the biases>)``, what
+``LLAMA31_MAXTEXT_TO_HF_PARAM_HOOK_FN`` does to q/k, in the same f32 arithmetic).
 
 **Scanned layers.** MaxText's ``nn.scan`` inserts the layer axis at ``param_scan_axis`` (1 by
 default) of every layer parameter, so a norm scale is ``[e, L]`` and a query kernel
@@ -223,7 +224,8 @@ def _family_values(m: jax.Array, t: _Tensor, layout: MaxTextLayout, cfg: ModelCo
             m = jnp.concatenate([m[..., ::2], m[..., 1::2]], axis=-1)
         m = jnp.moveaxis(m, -1, axis)
     if layout.query_scale and t.name.role == "query":
-        scale = np.float32(cfg.head_dim**-0.5 if to_maxtext else np.sqrt(cfg.head_dim))
+        # MaxText's constants exactly (1/sqrt(d), not d**-0.5: f64 may round them differently).
+        scale = np.float32(1 / np.sqrt(cfg.head_dim) if to_maxtext else np.sqrt(cfg.head_dim))
         m = (m.astype(jnp.float32) * scale).astype(m.dtype)  # in f32, as MaxText's hook does
     return m
 
