@@ -210,12 +210,15 @@ def evaluate(run: Run) -> dict[str, Any]:
     results: dict[str, Any] = {n: read_json(out_dir / f"{n}.json") for n in names if (out_dir / f"{n}.json").exists()}
     todo = [n for n in names if n not in results]
     reward = cfg.reward
+    # the caps replay the gold transcripts through the pool on a loop of their own: derived here, not
+    # inside go()'s loop (an eval-only run has no SFT/GRPO stage that derived them first)
+    episode = run.episode_config()
 
     async def go() -> None:
         examples = load_split(run.data_dir, cfg.eval.split, cfg.view, limit=cfg.eval.limit)
         sampler, sync = None, None
         async with run.pool() as pool:
-            gold = (await gold_final_states(examples, pool, run.template, run.tokenizer, run.episode_config())
+            gold = (await gold_final_states(examples, pool, run.template, run.tokenizer, episode)
                     if needs_end_states(cfg.eval, reward) else None)
             for name in todo:
                 model = (run.initial_model() if name == "initial" else
@@ -228,7 +231,7 @@ def evaluate(run: Run) -> dict[str, Any]:
                     sampler.update_params(params if sync is None else sync(params))
                 t = time.perf_counter()
                 async with run.engine(sampler) as engine:
-                    res = await run_eval(engine, pool, examples, run.template, run.tokenizer, run.episode_config(),
+                    res = await run_eval(engine, pool, examples, run.template, run.tokenizer, episode,
                                          cfg.eval, seed=cfg.seed, gold_states=gold, reward=reward)
                     if bench.any:  # BFCL / T-Eval on the same engine, through the chat interface
                         chat = EngineChat(engine, run.template, run.tokenizer)

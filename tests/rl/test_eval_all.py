@@ -96,13 +96,18 @@ def bfcl_categories() -> tuple[str, ...]:
 
 def test_launcher_eval_stage_runs_the_same_benchmarks(run_copy: Path) -> None:
     """``stages=[eval]`` with ``eval.benchmarks.bfcl.enabled``: every model also plays BFCL (through the
-    chat interface on the stage's own engine) and the stage writes the same report as ``eval all``."""
+    chat interface on the stage's own engine) and the stage writes the same report as ``eval all``.
+    The cap is left to be derived and none is cached, as in a run whose first stage is the eval: the
+    stage derives it (a gold replay through the pool) before its own event loop starts."""
     from prove_jax.launch import main
     from tests.rl.conftest import base_overrides
 
+    caps = run_copy / "caps.json"
+    caps.unlink(missing_ok=True)
+
     main([*base_overrides(run_copy), "stages=[eval]", "eval.benchmarks.bfcl.enabled=true", "eval.benchmarks.bfcl.limit=1",
           "eval.benchmarks.bfcl.categories=[multi_turn_base]", "eval.benchmarks.bfcl.max_tokens=16",
-          "engine.max_len=16384"])
+          "engine.max_len=16384", "episode.max_tokens=null"])
     for name in ("initial", "sft"):
         res = json.loads((run_copy / "eval" / f"{name}.json").read_text())
         base = res["benchmarks"]["bfcl"]["categories"]["multi_turn_base"]
@@ -112,3 +117,4 @@ def test_launcher_eval_stage_runs_the_same_benchmarks(run_copy: Path) -> None:
     assert [r["model"] for r in report["rows"]] == ["initial", "sft"]
     assert all(r["headline"]["bfcl_mt_overall"] is not None for r in report["rows"])
     assert "## BFCL Multi-Turn" in (run_copy / "eval" / "report.md").read_text()
+    assert json.loads(caps.read_text())["derived"] == 1
