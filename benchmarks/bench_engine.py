@@ -122,13 +122,14 @@ class ScriptThenSample:
     """Per user turn: the example's gold calls (scripted, executed for real), then one sampled
     reply from the engine. Gives multi-turn episodes with tool calls from a random model."""
 
-    def __init__(self, example: dict[str, Any], template: Any, tokenizer: Any, engine_policy: Any) -> None:
+    def __init__(self, example: Any, template: Any, tokenizer: Any, engine_policy: Any) -> None:
         from prove_jax.env import ScriptedPolicy
 
         self.scripts = [
-            ScriptedPolicy([{"role": "assistant", "content": "", "tool_calls": s["calls"]}
-                            for s in sorted(t["gold"], key=lambda s: s["step"])], template, tokenizer)
-            for t in example["turns"]
+            ScriptedPolicy([{"role": "assistant", "content": "",
+                             "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in s.calls]}
+                            for s in sorted(t.gold, key=lambda s: s.step)], template, tokenizer)
+            for t in example.turns
         ]
         self.turn = 0
         self.engine = engine_policy
@@ -158,12 +159,12 @@ def bench_episodes(workdir: Path, samples: int, slots: int, block: int) -> None:
     sp = SamplingConfig(temperature=1.0, max_new_tokens=32)
     ecfg = EpisodeConfig(max_tokens=cfg.max_len, snapshots=False)
 
-    async def run(n: int) -> tuple[list[dict[str, Any]], float, Any]:
+    async def run(n: int) -> tuple[list[Any], float, Any]:
         async with MCPPool.from_spec(servers.DOMAINS, "inprocess") as pool, \
                 Engine(model, cfg, stop_ids=special.stop_ids, vocab_limit=special.vocab_size, sampling=sp) as eng:
 
-            async def one(ex: dict[str, Any], k: int) -> dict[str, Any]:
-                async with eng.session(sample_seed(0, ex["id"], k)) as sess:
+            async def one(ex: Any, k: int) -> Any:
+                async with eng.session(sample_seed(0, ex.id, k)) as sess:
                     policy = ScriptThenSample(ex, tpl, tok, EnginePolicy(sess, sp))
                     return await run_episode(ex, policy, pool, tpl, tok, ecfg, sample_idx=k)
 
@@ -173,8 +174,8 @@ def bench_episodes(workdir: Path, samples: int, slots: int, block: int) -> None:
 
     asyncio.run(run(1))  # warm-up: compiles the programs
     rollouts, wall, stats = asyncio.run(run(samples))
-    n_calls = sum(len(r["calls"]) for r in rollouts)
-    assert not any(r["failed"] for r in rollouts) and n_calls > 0
+    n_calls = sum(len(r.calls) for r in rollouts)
+    assert not any(r.failed for r in rollouts) and n_calls > 0
     print(f"INFO episodes: {len(rollouts)} in {wall:.2f}s, {n_calls} tool calls, "
           f"{stats.generated_tokens} sampled tokens, {stats.decode_steps} decode steps, "
           f"{stats.prefill_calls} prefill calls ({stats.prefill_tokens} tokens; {stats.prefix_tokens} more "

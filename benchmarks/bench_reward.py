@@ -27,6 +27,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from prove_jax.records import Example
 from prove_jax.rewards import prepare, score, score_group
 
 GROUP = 16
@@ -82,8 +83,9 @@ def build_tools() -> list[dict[str, Any]]:
     ]
 
 
-def build_example(rng: random.Random, idx: int) -> dict[str, Any]:
-    """3 turns, 8 gold calls in 6 steps (steps 2 and 5 parallel), chain of dependencies."""
+def build_example(rng: random.Random, idx: int) -> Example:
+    """3 turns, 8 gold calls in 6 steps (steps 2 and 5 parallel), chain of dependencies; the typed
+    record every caller in the project passes (its gold tables are read once, when cached)."""
     acct = f"ACC-{rng.randrange(10**6):06d}"
     cart = f"CART-{rng.randrange(10**5)}"
     sku = [f"SKU-{rng.randrange(10**4)}" for _ in range(2)]
@@ -110,28 +112,29 @@ def build_example(rng: random.Random, idx: int) -> dict[str, Any]:
                                 "arguments": {"cart_id": cart, "payment_account": acct}}],
           "depends_on": [5]}],
     ]
-    return {
+    return Example.from_dict({
         "id": f"bench-{idx}", "kind": "conversation", "servers": ["banking", "shopping"], "seed": idx,
         "tools": build_tools(), "system": "You are a helpful assistant. Today is 2026-06-01.",
         "turns": [{"user": f"turn {t}", "gold": g, "reply": "done"} for t, g in enumerate(gold)],
         "complexity": {"n_calls": 8, "n_steps": 6, "n_turns": 3, "n_servers": 2},
-    }
+    })
 
 
-def build_rollout(rng: random.Random, example: dict[str, Any]) -> list[dict[str, Any]]:
-    """10 calls: the gold calls (some perturbed, some reordered) plus noise, in turn order."""
+def build_rollout(rng: random.Random, example: Example) -> list[dict[str, Any]]:
+    """10 calls: the gold calls (some perturbed, some reordered) plus noise, in turn order. Calls
+    are the public API's dicts: the noise includes malformed ones no episode would record."""
     calls: list[dict[str, Any]] = []
-    for t, turn in enumerate(example["turns"]):
-        for step in turn["gold"]:
-            for gc in step["calls"]:
-                args = json.loads(json.dumps(gc["arguments"]))
+    for t, turn in enumerate(example.turns):
+        for step in turn.gold:
+            for gc in step.calls:
+                args = json.loads(json.dumps(gc.arguments))
                 r = rng.random()
                 if r < 0.15 and len(args) > 1:  # wrong value
                     key = rng.choice(sorted(args))
                     args[key] = "WRONG" if isinstance(args[key], str) else 0
                 elif r < 0.22:  # drop a key (fails required / key-set match)
                     args.pop(rng.choice(sorted(args)))
-                calls.append({"name": gc["name"], "arguments": args, "parsed_ok": True, "schema_ok": True,
+                calls.append({"name": gc.name, "arguments": args, "parsed_ok": True, "schema_ok": True,
                               "executed_ok": rng.random() < 0.85, "result": '{"ok": true}', "turn": t})
     noise = [
         {"name": "maps_geocode", "arguments": {"address": "1 Main St", "country": None}},

@@ -23,5 +23,6 @@ Module map, in pipeline order:
 * ``writer`` + ``card`` — knobs (distractors, enum stripping), splits, JSONL + ArrayRecord, card.
 * ``llm`` + ``teacher`` — optional OpenAI-compatible classifier and agent teacher (off by default).
 
-Layering: imports ``servers`` (the kit, in-process) and nothing from ``prove_jax``.
+Layering: imports ``servers`` (the kit, in-process) and, of ``prove_jax``, only what imports nothing
+of the training side: ``yamlconf`` (the config parser) and ``records`` (the typed Example it writes).
 """

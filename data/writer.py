@@ -5,7 +5,10 @@ after validation and dedup, to exact counts of the final examples — so the car
 configured ones to the example, not in expectation. Distractors come from servers the example does
 not use (and, for refusals, not from the server that *could* have answered), so they never make a
 refusal answerable. Everything iterates lists in a fixed order; serialisation never depends on
-hash order or the clock, so one seed gives byte-identical files.
+hash order or the clock, so one seed gives byte-identical files. Every record is written through
+the typed :class:`prove_jax.records.Example` (the one definition of Contract 2 that training and
+eval read back): a record missing a field fails the build here, naming its id and the field, and
+the bytes are those of the dict (its round trip is exact).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from data.catalog import Catalog, stable_seed
+from prove_jax.records import Example
 
 SPLITS = ("train", "validation", "test")
 
@@ -143,7 +147,7 @@ def write_all(out: Path, examples: list[dict[str, Any]], splits: dict[str, list[
     try:
         for i, ex in enumerate(examples):
             knobs.apply(i, ex)
-            writers[split_of[i]].write(dumps(ex))
+            writers[split_of[i]].write(dumps(Example.from_dict(ex).to_dict()))
             ex["tools"] = None
     finally:
         for w in writers.values():

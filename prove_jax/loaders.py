@@ -1,11 +1,13 @@
 """Grain loaders: Example records from ``data/``'s ArrayRecord shards, as prompt batches.
 
-``examples(data_dir, split)`` is a random-access ``grain.MapDataset`` of decoded Example dicts
-(``data.writer`` writes one JSON record per example). ``prompt_batches(...)`` shuffles it with a
-fresh order every epoch (``repeat(reseed_each_epoch=True)``), gives each JAX process a disjoint
-stride of that global order, applies the tool view, and batches ``per_process`` examples. The
-returned ``grain.DatasetIterator`` has ``get_state()/set_state()``; its state goes into every
-checkpoint, so a resumed run draws exactly the prompts an uninterrupted one would.
+``examples(data_dir, split)`` is a random-access ``grain.MapDataset`` of typed Example records
+(``data.writer`` writes one JSON object per example; :meth:`prove_jax.records.Example.from_dict`
+reads it here, at the boundary, so a malformed record fails naming its id and field).
+``prompt_batches(...)`` shuffles it with a fresh order every epoch
+(``repeat(reseed_each_epoch=True)``), gives each JAX process a disjoint stride of that global
+order, applies the tool view, and batches ``per_process`` examples. The returned
+``grain.DatasetIterator`` has ``get_state()/set_state()``; its state goes into every checkpoint, so
+a resumed run draws exactly the prompts an uninterrupted one would.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import jax
 from grain.sources import ArrayRecordDataSource
 
 from prove_jax.env.view import ToolView, apply_view
+from prove_jax.records import Example
 
 
 def shard_paths(data_dir: str | Path, split: str) -> list[str]:
@@ -29,15 +32,15 @@ def shard_paths(data_dir: str | Path, split: str) -> list[str]:
 
 
 class _Decode:
-    def __call__(self, record: bytes) -> dict[str, Any]:
-        return json.loads(record.decode("utf-8"))
+    def __call__(self, record: bytes) -> Example:
+        return Example.from_dict(json.loads(record.decode("utf-8")))
 
 
 class _View:
     def __init__(self, view: ToolView) -> None:
         self.view = view
 
-    def __call__(self, example: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, example: Example) -> Example:
         return apply_view(example, self.view)
 
 
@@ -55,7 +58,7 @@ class _Subset:
 
 
 class AsList:
-    """Grain ``batch_fn``: a batch as a plain list (records are dicts, not arrays)."""
+    """Grain ``batch_fn``: a batch as a plain list (records are dataclasses, not arrays)."""
 
     def __call__(self, items: Any) -> list[Any]:
         return list(items)
@@ -70,7 +73,7 @@ def examples(data_dir: str | Path, split: str, view: ToolView | None = None) -> 
 
 
 def load_split(data_dir: str | Path, split: str, view: ToolView | None = None, limit: int | None = None
-               ) -> list[dict[str, Any]]:
+               ) -> list[Example]:
     ds = examples(data_dir, split, view)
     n = len(ds) if limit is None else min(limit, len(ds))
     return [ds[i] for i in range(n)]
@@ -96,7 +99,7 @@ def prompt_batches(
     pc = jax.process_count() if process_count is None else process_count
     ds: Any = examples(data_dir, split)
     if kinds is not None:
-        keep = [i for i in range(len(ds)) if ds[i].get("kind") in kinds]
+        keep = [i for i in range(len(ds)) if ds[i].kind in kinds]
         if not keep:
             raise ValueError(f"split {split!r} has no examples of kinds {kinds}")
         ds = grain.MapDataset.source(_Subset(ds, keep))

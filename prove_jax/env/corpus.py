@@ -11,28 +11,28 @@ template exactly as the episode driver will lay it out. Results are clipped as e
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from prove_jax.chat import ChatTemplate
 from prove_jax.env.episode import opening_messages
 from prove_jax.env.pool import MCPPool
+from prove_jax.records import Example
 
 
 def _clip(text: str, limit: int | None) -> str:
     return text if limit is None or len(text) <= limit else text[:limit]
 
 
-async def conversation_text(example: Mapping[str, Any], pool: MCPPool, template: ChatTemplate,
+async def conversation_text(example: Example, pool: MCPPool, template: ChatTemplate,
                             max_result_chars: int | None = 2000) -> str:
     """The rendered gold conversation of ``example`` with real tool results."""
-    parts = [template.render(opening_messages(example), example.get("tools") or [])]
-    async with pool.episode(example["servers"], seed=int(example.get("seed", 0))) as ep:
-        for i, turn in enumerate(example["turns"]):
+    parts = [template.render(opening_messages(example), example.tools)]
+    async with pool.episode(example.servers, seed=example.seed) as ep:
+        for i, turn in enumerate(example.turns):
             if i:
-                parts.append(template.turn("user", turn["user"]))
-            for step in sorted(turn.get("gold") or [], key=lambda s: s.get("step", 0)):
-                calls = [{"name": c["name"], "arguments": c.get("arguments", {})} for c in step["calls"]]
+                parts.append(template.turn("user", turn.user))
+            for step in sorted(turn.gold, key=lambda s: s.step):
+                calls = [{"name": c.name, "arguments": c.arguments} for c in step.calls]
                 parts.append(template.generation_prompt()
                              + template.assistant_body({"role": "assistant", "content": "", "tool_calls": calls})
                              + template.turn_separator)
@@ -46,17 +46,17 @@ async def conversation_text(example: Mapping[str, Any], pool: MCPPool, template:
                     break
                 parts.append(template.tool_results_turn(results))
             parts.append(template.generation_prompt()
-                         + template.assistant_body({"role": "assistant", "content": turn.get("reply") or ""})
+                         + template.assistant_body({"role": "assistant", "content": turn.reply})
                          + template.turn_separator)
     return "".join(parts)
 
 
-async def tokenizer_corpus(examples: Sequence[Mapping[str, Any]], pool: MCPPool, template: ChatTemplate, *,
+async def tokenizer_corpus(examples: Sequence[Example], pool: MCPPool, template: ChatTemplate, *,
                            max_result_chars: int | None = 2000, concurrency: int = 32) -> list[str]:
     """:func:`conversation_text` of every example (in order)."""
     sem = asyncio.Semaphore(concurrency)
 
-    async def one(ex: Mapping[str, Any]) -> str:
+    async def one(ex: Example) -> str:
         async with sem:
             return await conversation_text(ex, pool, template, max_result_chars)
 

@@ -15,7 +15,8 @@ itself longer than the cap can exceed it; the trainer drops such rows). A dead
 server or a timeout marks the pool episode ``failed``; the driver then stops cleanly and still
 returns the rollout (``finish == "env_failed"``), so one broken server never loses a batch.
 
-The output is the Rollout record of DESIGN Contract 3, a plain dict::
+An episode plays a typed :class:`prove_jax.records.Example` and returns the typed
+:class:`prove_jax.records.Rollout` of DESIGN Contract 3 (its docstring lists the fields)::
 
     example_id, group_id, sample_idx
     kind, n_gold_calls                            from the Example: the trainer and eval need
@@ -25,9 +26,9 @@ The output is the Rollout record of DESIGN Contract 3, a plain dict::
     tokens int32[T], loss_mask bool[T]           exactly the ids the policy saw and produced
     logprobs float32[T]                          log-probs under the unmodified model (0 off-mask)
     sample_logprobs float32[T]                   under the distribution actually sampled from
-    calls [{name, arguments, parsed_ok, schema_ok, executed_ok, result, error_kind, turn,
-            assistant_turn}]
-    parse_errors [{turn, assistant_turn, reason}] malformed <tool_call> blocks (not calls)
+    calls (CallRecord: name, arguments, parsed_ok, schema_ok, turn, assistant_turn,
+           executed_ok, result, error_kind)
+    parse_errors (ParseError: turn, assistant_turn, reason)  malformed <tool_call> blocks
     final_state {server: snapshot} | None        only with ``EpisodeConfig.snapshots``
     finish, n_assistant_turns, n_user_turns, failed, failure
 
@@ -63,6 +64,7 @@ import numpy as np
 
 from prove_jax.chat import ChatTemplate, ChatTokenizer, Transcript, parse_tool_calls
 from prove_jax.env.pool import Episode, MCPPool
+from prove_jax.records import CallRecord, Example, ParseError, Rollout
 
 if TYPE_CHECKING:
     from prove_jax.engine import Engine, SamplingConfig, Session
@@ -133,13 +135,13 @@ class ScriptedPolicy:
         self.next = 0
 
     @classmethod
-    def gold(cls, example: Mapping[str, Any], template: ChatTemplate, tokenizer: ChatTokenizer) -> ScriptedPolicy:
+    def gold(cls, example: Example, template: ChatTemplate, tokenizer: ChatTokenizer) -> ScriptedPolicy:
         msgs: list[dict[str, Any]] = []
-        for turn in example["turns"]:
-            for step in sorted(turn.get("gold") or [], key=lambda s: s.get("step", 0)):
-                calls = [{"name": c["name"], "arguments": c.get("arguments", {})} for c in step["calls"]]
+        for turn in example.turns:
+            for step in sorted(turn.gold, key=lambda s: s.step):
+                calls = [{"name": c.name, "arguments": c.arguments} for c in step.calls]
                 msgs.append({"role": "assistant", "content": "", "tool_calls": calls})
-            msgs.append({"role": "assistant", "content": turn.get("reply") or "Done."})
+            msgs.append({"role": "assistant", "content": turn.reply or "Done."})
         return cls(msgs, template, tokenizer)
 
     async def generate(self, context: Sequence[int], *, max_new_tokens: int, stream: int) -> ScriptedTurn:
@@ -174,13 +176,20 @@ def sample_seed(base_seed: int, example_id: str, sample_idx: int) -> int:
     return zlib.crc32(f"{base_seed}:{example_id}:{sample_idx}".encode()) & 0xFFFFFFFF
 
 
-def opening_messages(example: Mapping[str, Any]) -> list[dict[str, str]]:
+def opening_messages(example: Example) -> list[dict[str, str]]:
     """System (if any) and the first user turn."""
     msgs: list[dict[str, str]] = []
-    if example.get("system"):
-        msgs.append({"role": "system", "content": example["system"]})
-    msgs.append({"role": "user", "content": example["turns"][0]["user"]})
+    if example.system:
+        msgs.append({"role": "system", "content": example.system})
+    msgs.append({"role": "user", "content": example.turns[0].user})
     return msgs
+
+
+def _typed(example: Any) -> Example:
+    if not isinstance(example, Example):
+        raise TypeError(f"episodes play typed Example records, got {type(example).__name__} "
+                        "(prove_jax.records.Example.from_dict reads a dict)")
+    return example
 
 
 class _Validators:
@@ -217,19 +226,20 @@ def _clip(text: str, limit: int | None) -> str:
 
 
 async def _execute(ep: Episode, validators: _Validators, call: Any, cfg: EpisodeConfig,
-                   turn: int, a_turn: int) -> tuple[dict[str, Any], str]:
+                   turn: int, a_turn: int) -> tuple[CallRecord, str]:
     """Run one parsed call; returns its record and the text the model sees as the result."""
     name, args = call.name, call.arguments
-    entry: dict[str, Any] = {"name": name, "arguments": args, "parsed_ok": True,
-                             "schema_ok": validators.schema_ok(name, args), "turn": turn,
-                             "assistant_turn": a_turn}
+    schema_ok = validators.schema_ok(name, args)  # the arguments as parsed, before a server sees them
     if name not in validators.by_name:
-        text = f"unknown tool '{name}'"
-        entry.update(executed_ok=False, result=text, error_kind="unknown_tool")
-        return entry, text
-    res = await ep.call(name, args)
-    entry.update(executed_ok=not res.is_error, result=res.text, error_kind=res.error_kind)
-    return entry, _clip(res.text, cfg.max_result_chars)
+        result = shown = f"unknown tool '{name}'"
+        executed_ok, error_kind = False, "unknown_tool"
+    else:
+        res = await ep.call(name, args)
+        result, shown = res.text, _clip(res.text, cfg.max_result_chars)
+        executed_ok, error_kind = not res.is_error, res.error_kind
+    entry = CallRecord(name=name, arguments=args, parsed_ok=True, schema_ok=schema_ok, turn=turn,
+                       assistant_turn=a_turn, executed_ok=executed_ok, result=result, error_kind=error_kind)
+    return entry, shown
 
 
 def _grown(tr: Transcript, limit: int, append: Callable[..., object], *args: Any) -> Transcript | None:
@@ -243,7 +253,7 @@ def _grown(tr: Transcript, limit: int, append: Callable[..., object], *args: Any
 
 
 async def run_episode(
-    example: Mapping[str, Any],
+    example: Example,
     policy: Policy,
     pool: MCPPool,
     template: ChatTemplate,
@@ -253,7 +263,7 @@ async def run_episode(
     group_id: str | None = None,
     sample_idx: int = 0,
     prefix: Transcript | None = None,
-) -> dict[str, Any]:
+) -> Rollout:
     """Play ``example`` with ``policy`` against ``pool``; returns the Rollout record.
 
     ``prefix`` is an already rendered opening transcript of this example (forked, not mutated):
@@ -264,18 +274,19 @@ async def run_episode(
         raise ValueError("EpisodeConfig.max_tokens is None: a run derives the cap at start-up (prove_jax.rl.caps); "
                          "set it to play an episode")
     max_tokens = cfg.max_tokens
-    turns = example["turns"]
+    example = _typed(example)
+    turns = example.turns
     tr = prefix.fork() if prefix is not None else Transcript.start(
-        template, tokenizer, opening_messages(example), example.get("tools") or [])
-    validators = _Validators(example.get("tools") or [])
+        template, tokenizer, opening_messages(example), example.tools)
+    validators = _Validators(example.tools)
     generated: list[tuple[int, list[float]]] = []
-    calls: list[dict[str, Any]] = []
-    parse_errors: list[dict[str, Any]] = []
+    calls: list[CallRecord] = []
+    parse_errors: list[ParseError] = []
     finish: str | None = None
     final_state: dict[str, Any] | None = None
     user_turn = a_turn = 0
     n_user = min(len(turns), cfg.max_user_turns)
-    async with pool.episode(example["servers"], seed=int(example.get("seed", 0))) as ep:
+    async with pool.episode(example.servers, seed=example.seed) as ep:
         while finish is None:
             if a_turn >= cfg.max_assistant_turns:
                 finish = "assistant_cap"
@@ -294,7 +305,7 @@ async def run_episode(
             generated.append((len(tr), list(gen.sample_logprobs)))
             tr.append_generated(gen.ids, gen.logprobs)
             parsed = parse_tool_calls(tokenizer.decode(gen.ids))
-            parse_errors.extend({"turn": user_turn, "assistant_turn": a_turn, "reason": e.reason}
+            parse_errors.extend(ParseError(turn=user_turn, assistant_turn=a_turn, reason=e.reason)
                                 for e in parsed.errors)
             a_turn += 1
             if parsed.calls:
@@ -320,7 +331,7 @@ async def run_episode(
                 user_turn += 1
                 finish = "done"
                 break
-            with_user = _grown(tr, max_tokens, Transcript.append_user, turns[user_turn + 1]["user"])
+            with_user = _grown(tr, max_tokens, Transcript.append_user, turns[user_turn + 1].user)
             if with_user is None:  # the model never sees this user turn: it is not counted
                 finish = "token_cap"
                 break
@@ -335,32 +346,32 @@ async def run_episode(
     for start, values in generated:
         sample_lp[start : start + len(values)] = values
     opening = tr.spans[0].end if tr.spans and tr.spans[0].kind == "context" else 0
-    return {
-        "example_id": example.get("id"),
-        "group_id": group_id if group_id is not None else example.get("id"),
-        "sample_idx": sample_idx,
-        "kind": example.get("kind"),
-        "n_gold_calls": sum(len(s.get("calls") or ()) for t in turns for s in t.get("gold") or ()),
-        "opening": opening,
-        "tokens": tokens,
-        "loss_mask": loss_mask,
-        "logprobs": logprobs,
-        "sample_logprobs": sample_lp,
-        "calls": calls,
-        "parse_errors": parse_errors,
-        "final_state": final_state,
-        "finish": finish,
-        "n_assistant_turns": a_turn,
-        "n_user_turns": min(user_turn + 1, n_user),
-        "failed": failed,
-        "failure": failure,
-    }
+    return Rollout(
+        example_id=example.id,
+        group_id=group_id if group_id is not None else example.id,
+        sample_idx=sample_idx,
+        kind=example.kind,
+        n_gold_calls=example.n_gold_calls,
+        opening=opening,
+        tokens=tokens,
+        loss_mask=loss_mask,
+        logprobs=logprobs,
+        sample_logprobs=sample_lp,
+        calls=tuple(calls),
+        parse_errors=tuple(parse_errors),
+        final_state=final_state,
+        finish=finish,
+        n_assistant_turns=a_turn,
+        n_user_turns=min(user_turn + 1, n_user),
+        failed=failed,
+        failure=failure,
+    )
 
 
 async def run_rollouts(
     engine: Engine,
     pool: MCPPool,
-    examples: Sequence[Mapping[str, Any]],
+    examples: Sequence[Example],
     template: ChatTemplate,
     tokenizer: ChatTokenizer,
     *,
@@ -368,7 +379,7 @@ async def run_rollouts(
     sampling: SamplingConfig | None = None,
     config: EpisodeConfig | None = None,
     seed: int = 0,
-) -> list[dict[str, Any]]:
+) -> list[Rollout]:
     """``n_samples`` episodes of every example (a GRPO group each), all concurrently.
 
     Episodes wait for a free engine slot (FIFO) and hold it for their whole life, so the KV
@@ -380,14 +391,13 @@ async def run_rollouts(
     sp = sampling or engine.sampling
     cfg = config or EpisodeConfig()
 
-    async def one(example: Mapping[str, Any], prefix: Transcript, k: int) -> dict[str, Any]:
-        ex_id = str(example.get("id"))
-        async with engine.session(sample_seed(seed, ex_id, k)) as sess:
+    async def one(example: Example, prefix: Transcript, k: int) -> Rollout:
+        async with engine.session(sample_seed(seed, example.id, k)) as sess:
             return await run_episode(example, EnginePolicy(sess, sp), pool, template, tokenizer, cfg,
-                                     group_id=ex_id, sample_idx=k, prefix=prefix)
+                                     group_id=example.id, sample_idx=k, prefix=prefix)
 
     jobs = []
-    for ex in examples:
-        prefix = Transcript.start(template, tokenizer, opening_messages(ex), ex.get("tools") or [])
+    for ex in map(_typed, examples):
+        prefix = Transcript.start(template, tokenizer, opening_messages(ex), ex.tools)
         jobs.extend(one(ex, prefix, k) for k in range(n_samples))
     return list(await asyncio.gather(*jobs))

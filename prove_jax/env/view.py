@@ -20,6 +20,8 @@ import zlib
 from collections.abc import Mapping
 from typing import Any
 
+from prove_jax.records import Example
+
 
 @dataclasses.dataclass(frozen=True)
 class ToolView:
@@ -41,8 +43,8 @@ class ToolView:
         return what + (", compact schemas" if self.compact_schemas else "")
 
 
-def gold_names(example: Mapping[str, Any]) -> set[str]:
-    return {c["name"] for t in example.get("turns") or () for s in t.get("gold") or () for c in s.get("calls") or ()}
+def gold_names(example: Example) -> set[str]:
+    return {c.name for c in example.gold_calls()}
 
 
 def _first_sentence(text: str) -> str:
@@ -74,17 +76,15 @@ def compact_tool(tool: Mapping[str, Any]) -> dict[str, Any]:
     return t
 
 
-def apply_view(example: Mapping[str, Any], view: ToolView) -> dict[str, Any]:
-    """A copy of ``example`` whose ``tools`` follow ``view`` (the record is not modified)."""
-    ex = dict(example)
-    tools = list(example.get("tools") or [])
+def apply_view(example: Example, view: ToolView) -> Example:
+    """``example`` with ``tools`` following ``view`` (a new record; the given one is not modified)."""
+    tools = list(example.tools)
     if view.mode == "compact":
         gold = gold_names(example)
         rest = [i for i, t in enumerate(tools) if t.get("function", t).get("name") not in gold]
-        rng = random.Random(zlib.crc32(f"{view.seed}:{example.get('id')}".encode()))
+        rng = random.Random(zlib.crc32(f"{view.seed}:{example.id}".encode()))
         keep = set(rng.sample(rest, min(view.others, len(rest))))
         tools = [t for i, t in enumerate(tools) if i in keep or t.get("function", t).get("name") in gold]
     if view.compact_schemas:
         tools = [compact_tool(t) for t in tools]
-    ex["tools"] = tools
-    return ex
+    return dataclasses.replace(example, tools=tuple(tools))

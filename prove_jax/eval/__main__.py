@@ -190,7 +190,7 @@ async def in_domain(engine: Any, policy: Any, data: str, cfg: EvalConfig) -> dic
     from prove_jax.loaders import load_split
 
     examples = load_split(data, cfg.split, None, limit=cfg.limit)
-    domains = sorted({s for ex in examples for s in ex["servers"]})
+    domains = sorted({s for ex in examples for s in ex.servers})
     episode = EpisodeConfig(max_tokens=engine.config.max_len)
     async with MCPPool.from_spec(domains, "inprocess") as pool:
         return await evaluate(engine, pool, examples, policy.template, policy.tokenizer, episode, cfg)

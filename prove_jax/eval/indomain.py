@@ -31,12 +31,8 @@ from prove_jax.chat import ChatTemplate, ChatTokenizer
 from prove_jax.engine import Engine, SamplingConfig
 from prove_jax.env import EpisodeConfig, MCPPool, ScriptedPolicy, run_episode, run_rollouts
 from prove_jax.eval.config import EvalConfig
-from prove_jax.rewards import RewardConfig, score_rollouts, state_agreement
-
-TOOL_KINDS = ("conversation", "clarification")
-NO_CALL_KINDS = ("abstention", "irrelevance")
-COMPONENTS = ("val", "cov", "eff", "name", "arg")
-
+from prove_jax.records import NO_CALL_KINDS, TOOL_KINDS, Example, Rollout
+from prove_jax.rewards import PAPER_COMPONENTS, RewardConfig, score_rollouts, state_agreement
 
 YARDSTICK = RewardConfig()
 """The paper's reward: the common yardstick every run is evaluated on, whatever it trained on, so
@@ -53,20 +49,20 @@ class Scored:
     rollout has no group), else ``None``; ``state_match``: the servers ended in the gold replay's
     state (``None``: not compared)."""
 
-    rollout: Mapping[str, Any]
+    rollout: Rollout
     reward: Mapping[str, float]
     train_reward: float | None = None
     state_match: bool | None = None
 
 
-def success(rollout: Mapping[str, Any], comps: Mapping[str, float]) -> bool:
+def success(rollout: Rollout, comps: Mapping[str, float]) -> bool:
     """``rollout`` solved its example, judged on its yardstick components ``comps``."""
-    if rollout.get("kind") in NO_CALL_KINDS or not rollout.get("n_gold_calls"):
-        return not rollout["calls"]
+    if rollout.kind in NO_CALL_KINDS or not rollout.n_gold_calls:
+        return not rollout.calls
     return comps["cov"] >= 1.0 and comps["arg"] >= 1.0 and comps["eff"] >= 0.0
 
 
-def score_eval(examples: Sequence[Mapping[str, Any]], rollouts: Sequence[Mapping[str, Any]],
+def score_eval(examples: Sequence[Example], rollouts: Sequence[Rollout],
                reward: RewardConfig = YARDSTICK,
                gold_states: Sequence[Mapping[str, Any] | None] | None = None) -> list[Scored]:
     """Score each rollout (``examples[i]``'s) on the yardstick and, when ``reward`` differs from
@@ -81,14 +77,14 @@ def score_eval(examples: Sequence[Mapping[str, Any]], rollouts: Sequence[Mapping
         if own is not None:
             s = score_rollouts(ex, [r], own, gold_final_state=g)[0]
             train = float(s.get("total_raw", s["total"]))
-        final = r.get("final_state")
+        final = r.final_state
         match = None if final is None or g is None else state_agreement(final, g) >= 1.0
         out.append(Scored(r, yard, train, match))
     return out
 
 
-def _turns_with_calls(rollout: Mapping[str, Any]) -> int:
-    return len({c.get("assistant_turn") for c in rollout["calls"]})
+def _turns_with_calls(rollout: Rollout) -> int:
+    return len({c.assistant_turn for c in rollout.calls})
 
 
 def summarize(scored: Sequence[Scored]) -> dict[str, Any]:
@@ -96,23 +92,23 @@ def summarize(scored: Sequence[Scored]) -> dict[str, Any]:
     if not scored:
         return {"n": 0}
     rollouts = [s.rollout for s in scored]
-    n_calls = sum(len(r["calls"]) for r in rollouts)
-    turns = sum(max(1, r["n_assistant_turns"]) for r in rollouts)
+    n_calls = sum(len(r.calls) for r in rollouts)
+    turns = sum(max(1, r.n_assistant_turns) for r in rollouts)
     matched = [s.state_match for s in scored if s.state_match is not None]
     out: dict[str, Any] = {"n": len(rollouts), "reward": float(np.mean([float(s.reward["total"]) for s in scored]))}
     trained = [s.train_reward for s in scored if s.train_reward is not None]
     if trained:
         out["train_reward"] = float(np.mean(trained))
     out.update({
-        **{c: float(np.mean([s.reward[c] for s in scored])) for c in COMPONENTS},
+        **{c: float(np.mean([s.reward[c] for s in scored])) for c in PAPER_COMPONENTS},
         "success": float(np.mean([success(s.rollout, s.reward) for s in scored])),
         "parsed_call_fraction": sum(_turns_with_calls(r) for r in rollouts) / turns,
         "calls_per_episode": n_calls / len(rollouts),
-        "tool_error_rate": sum(1 for r in rollouts for c in r["calls"] if not c["executed_ok"]) / max(1, n_calls),
-        "parse_errors_per_episode": sum(len(r["parse_errors"]) for r in rollouts) / len(rollouts),
+        "tool_error_rate": sum(1 for r in rollouts for c in r.calls if not c.executed_ok) / max(1, n_calls),
+        "parse_errors_per_episode": sum(len(r.parse_errors) for r in rollouts) / len(rollouts),
         "final_state_match": float(np.mean(matched)) if matched else None,
-        "failed_episodes": sum(1 for r in rollouts if r["failed"]),
-        "gold_calls_per_episode": sum(r.get("n_gold_calls") or 0 for r in rollouts) / len(rollouts),
+        "failed_episodes": sum(1 for r in rollouts if r.failed),
+        "gold_calls_per_episode": sum(r.n_gold_calls for r in rollouts) / len(rollouts),
     })
     return out
 
@@ -123,15 +119,15 @@ def needs_end_states(cfg: EvalConfig, reward: RewardConfig = YARDSTICK) -> bool:
     return cfg.final_state or reward.reads_final_state
 
 
-async def gold_final_states(examples: Sequence[Mapping[str, Any]], pool: MCPPool, template: ChatTemplate,
+async def gold_final_states(examples: Sequence[Example], pool: MCPPool, template: ChatTemplate,
                             tokenizer: ChatTokenizer, episode: EpisodeConfig) -> list[dict[str, Any] | None]:
     cfg = dataclasses.replace(episode, snapshots=True, max_tokens=10**9)
     ros = await asyncio.gather(*(run_episode(ex, ScriptedPolicy.gold(ex, template, tokenizer), pool, template,
                                              tokenizer, cfg) for ex in examples))
-    return [r["final_state"] for r in ros]
+    return [r.final_state for r in ros]
 
 
-async def evaluate(engine: Engine, pool: MCPPool, examples: Sequence[Mapping[str, Any]], template: ChatTemplate,
+async def evaluate(engine: Engine, pool: MCPPool, examples: Sequence[Example], template: ChatTemplate,
                    tokenizer: ChatTokenizer, episode: EpisodeConfig, cfg: EvalConfig, *, seed: int = 0,
                    gold_states: Sequence[dict[str, Any] | None] | None = None,
                    reward: RewardConfig = YARDSTICK) -> dict[str, Any]:
@@ -157,9 +153,9 @@ async def evaluate(engine: Engine, pool: MCPPool, examples: Sequence[Mapping[str
         scored = [dataclasses.replace(s, state_match=None) for s in scored]
 
     def pick(kinds: Sequence[str]) -> list[Scored]:
-        return [s for s in scored if s.rollout.get("kind") in kinds]
+        return [s for s in scored if s.rollout.kind in kinds]
 
-    kinds = sorted({str(r.get("kind")) for r in rollouts})
+    kinds = sorted({r.kind for r in rollouts})
     return {
         "tool": summarize(pick(TOOL_KINDS)),
         "no_call": summarize(pick(NO_CALL_KINDS)),
@@ -171,6 +167,6 @@ async def evaluate(engine: Engine, pool: MCPPool, examples: Sequence[Mapping[str
 
 def _sample(s: Scored) -> dict[str, Any]:
     r = s.rollout
-    return {"example_id": r["example_id"], "kind": r.get("kind"), "reward": float(s.reward["total"]),
-            "calls": [{"name": c["name"], "arguments": c["arguments"], "executed_ok": c["executed_ok"]}
-                      for c in r["calls"][:6]], "finish": r["finish"]}
+    return {"example_id": r.example_id, "kind": r.kind, "reward": float(s.reward["total"]),
+            "calls": [{"name": c.name, "arguments": c.arguments, "executed_ok": c.executed_ok}
+                      for c in r.calls[:6]], "finish": r.finish}

@@ -27,8 +27,9 @@ from prove_jax.eval import benchmarks as _registered  # noqa: F401 - registers t
 from prove_jax.eval.benchmarks import TEVAL_ABILITIES  # noqa: F401 - re-exported (report.TEVAL_ABILITIES)
 from prove_jax.eval.markdown import num, pct, table
 from prove_jax.eval.registry import all_benchmarks
+from prove_jax.rewards import PAPER_COMPONENTS
 
-INDOMAIN_KEYS = ("reward", "val", "cov", "eff", "name", "arg", "success", "calls_per_episode", "final_state_match")
+INDOMAIN_KEYS = ("reward", *PAPER_COMPONENTS, "success", "calls_per_episode", "final_state_match")
 
 
 def headline(row: Mapping[str, Any]) -> dict[str, float | None]:

@@ -18,6 +18,7 @@ import jax
 from prove_jax.checkpoint import load_checkpoint
 from prove_jax.io_util import read_json, write_json
 from prove_jax.pipeline.context import Run
+from prove_jax.records import Rollout
 from prove_jax.rl.loop import StageRunner
 
 
@@ -105,7 +106,7 @@ def sft(run: Run) -> dict[str, Any]:
     t = time.perf_counter()
     examples = load_split(run.data_dir, cfg.data.train_split, cfg.view)
 
-    async def replay() -> list[dict[str, Any]]:
+    async def replay() -> list[Rollout]:
         async with run.pool() as pool:
             return await gold_rollouts(examples, pool, run.template, run.tokenizer,
                                        run.episode_config(max_tokens=UNCAPPED))

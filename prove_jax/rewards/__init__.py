@@ -6,7 +6,10 @@ Entry point (DESIGN.md "Public entry points")::
 
 ``score_group`` scores a whole GRPO group against one precomputed :class:`ExamplePlan`;
 ``RewardConfig`` / ``variant`` select weights and ablations; ``REGISTRY`` holds the component
-functions by name. Layering: this package imports nothing from env, engine, servers or models.
+functions by name. Records may be typed (``prove_jax.records.Example`` / ``Rollout`` /
+``CallRecord``, what the rest of the project passes) or the plain dicts of the contracts (the
+public API keeps accepting those). Layering: this package imports nothing from env, engine,
+servers or models; of ours only ``prove_jax.records`` (stdlib and numpy).
 """
 
 from prove_jax.rewards.components import (

@@ -43,6 +43,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from prove_jax.records import CallRecord
 from prove_jax.rewards.config import RewardConfig
 from prove_jax.rewards.plan import CMP_IDENT, CMP_NUM, CMP_STR, ExamplePlan, GoldCall
 from prove_jax.rewards.schema import json_eq
@@ -77,8 +78,9 @@ class Episode:
 def analyse(plan: ExamplePlan, calls: Sequence[Any]) -> Episode:
     """One pass over ``calls``: validity levels, name hits, alignment and coverage counts.
 
-    Never raises on malformed calls: a non-dict call or a non-string name reaches no level and
-    matches nothing; non-dict arguments stop at level 1 and never match.
+    A call is a :class:`prove_jax.records.CallRecord` (what episodes record) or a dict with the
+    same keys. Never raises on malformed calls: a call of another type or a non-string name
+    reaches no level and matches nothing; non-dict arguments stop at level 1 and never match.
     """
     ep = Episode()
     n = len(calls)
@@ -88,17 +90,22 @@ def analyse(plan: ExamplePlan, calls: Sequence[Any]) -> Episode:
     levels = 0
     name_hits = 0
     cands: dict[str, list[int]] = {}
+    cand_args: dict[int, dict[str, Any]] = {}  # arguments of the candidate positions (for the alignment)
     for pos, call in enumerate(calls):
-        if call.__class__ is not dict and not isinstance(call, dict):
+        cls = call.__class__
+        if cls is CallRecord:
+            name, args, parsed = call.name, call.arguments, call.parsed_ok
+        elif cls is dict or isinstance(call, dict):
+            name, args, parsed = call.get("name"), call.get("arguments"), call.get("parsed_ok")
+        else:
             continue
-        name = call.get("name")
         if name.__class__ is not str:
             continue
-        args = call.get("arguments")
-        good = (args.__class__ is dict or isinstance(args, dict)) and call.get("parsed_ok") is not False
+        good = (args.__class__ is dict or isinstance(args, dict)) and parsed is not False
         if name in gold_names:
             name_hits += 1
             if good:
+                cand_args[pos] = args
                 lst = cands.get(name)
                 if lst is None:
                     cands[name] = [pos]
@@ -107,13 +114,14 @@ def analyse(plan: ExamplePlan, calls: Sequence[Any]) -> Episode:
         spec = tools.get(name)
         if spec is not None:
             if good and spec.accepts(args):  # type: ignore[arg-type]  # good ⇒ args is a dict
-                levels += 3 if call.get("executed_ok") else 2
+                done = call.executed_ok if cls is CallRecord else call.get("executed_ok")
+                levels += 3 if done else 2
             else:
                 levels += 1
     ep.val_levels = levels
     ep.name_hits = name_hits
     if plan.n_gt:
-        _align(plan, calls, cands, ep)
+        _align(plan, cand_args, cands, ep)
     return ep
 
 
@@ -136,7 +144,8 @@ def _agreement(g: GoldCall, args: Mapping[str, Any]) -> int:
     return agree
 
 
-def _align(plan: ExamplePlan, calls: Sequence[Any], cands: dict[str, list[int]], ep: Episode) -> None:
+def _align(plan: ExamplePlan, args_at: Mapping[int, Mapping[str, Any]], cands: dict[str, list[int]],
+           ep: Episode) -> None:
     """One-to-one alignment in gold step order, then the R_cov step/order counts.
 
     A single-call step takes the unused candidate (same name, all gold keys) agreeing on the most
@@ -164,7 +173,7 @@ def _align(plan: ExamplePlan, calls: Sequence[Any], cands: dict[str, list[int]],
                 best = -1
                 best_agree = -1
                 for pos in lst:
-                    args = calls[pos]["arguments"]
+                    args = args_at[pos]
                     if keys and not args.keys() >= keys:
                         continue
                     agree = _agreement(g, args) if n_args else 0
@@ -187,7 +196,7 @@ def _align(plan: ExamplePlan, calls: Sequence[Any], cands: dict[str, list[int]],
                     continue
                 keys = g.keys
                 for pos in lst:
-                    args = calls[pos]["arguments"]
+                    args = args_at[pos]
                     if keys and not args.keys() >= keys:
                         continue
                     options.append((-_agreement(g, args), order, pos, gi))

@@ -19,6 +19,8 @@ How the Example record is read (Contract 2), including the edge cases the paper 
   ignored.
 * a gold call whose ``arguments`` is not a dict has no arguments (contributes 1 to R_arg when
   aligned); one without a string name can never be matched but still counts in n_gt.
+* a typed :class:`prove_jax.records.Example` is read the same way (its fields were checked when
+  it was made, so none of the leniency above is needed for it).
 * abstention: an example with no gold call (G = ∅) — e.g. kind "abstention" / "irrelevance", but
   decided by the gold, not by ``kind`` — is scored by the abstention rule.
 """
@@ -28,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from prove_jax.records import Example
 from prove_jax.rewards.schema import ACCEPT_ANY, ToolSpec, compile_tool_schema
 
 NoneType = type(None)
@@ -86,13 +89,20 @@ class ExamplePlan:
     __slots__ = ("deps", "example_id", "gold_calls", "gold_names", "is_abstention", "kind", "n_gt",
                  "n_steps", "steps", "tools")
 
-    def __init__(self, example: Mapping[str, Any]) -> None:
-        if not isinstance(example, Mapping):
-            raise TypeError(f"an Example record must be a mapping, got {type(example).__name__}")
-        self.example_id = str(example.get("id", ""))
-        self.kind = str(example.get("kind", ""))
-        self.tools = _index_tools(example.get("tools"))
-        self.gold_calls, self.steps, self.deps = _gold_tables(example.get("turns"))
+    def __init__(self, example: Example | Mapping[str, Any]) -> None:
+        if isinstance(example, Example):
+            self.example_id, self.kind = example.id, example.kind
+            self.tools = _index_tools(example.tools)
+            raw = [(s.step, [(c.name, c.arguments) for c in s.calls], list(s.depends_on))
+                   for t in example.turns for s in t.gold]
+        elif isinstance(example, Mapping):
+            self.example_id = str(example.get("id", ""))
+            self.kind = str(example.get("kind", ""))
+            self.tools = _index_tools(example.get("tools"))
+            raw = _raw_steps(example.get("turns"))
+        else:
+            raise TypeError(f"an Example record must be an Example or a mapping, got {type(example).__name__}")
+        self.gold_calls, self.steps, self.deps = _gold_tables(raw)
         self.gold_names = frozenset(g.name for g in self.gold_calls if g.name is not None)
         self.n_gt = len(self.gold_calls)
         self.n_steps = len(self.steps)
@@ -120,11 +130,13 @@ def _index_tools(tools: Any) -> dict[str, ToolSpec]:
     return index
 
 
-def _gold_tables(
-    turns: Any,
-) -> tuple[tuple[GoldCall, ...], tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
-    """Flatten ``turns[*].gold`` into (gold_calls, steps, deps) in step order."""
-    raw: list[tuple[Any, list[Any], list[Any]]] = []  # (step id, calls, depends_on) in listing order
+_RawStep = tuple[Any, list[tuple[Any, Any]], list[Any]]
+"""(step id, [(name, arguments)], depends_on) of one gold step entry, in listing order."""
+
+
+def _raw_steps(turns: Any) -> list[_RawStep]:
+    """The gold step entries of a dict record's ``turns``, leniently (malformed parts skipped)."""
+    raw: list[_RawStep] = []
     if isinstance(turns, Sequence) and not isinstance(turns, str):
         for turn in turns:
             gold = turn.get("gold") if isinstance(turn, Mapping) else None
@@ -137,11 +149,19 @@ def _gold_tables(
                 deps = step.get("depends_on")
                 raw.append((
                     step.get("step", f"#{len(raw)}"),
-                    [c for c in calls if isinstance(c, Mapping)] if isinstance(calls, Sequence) else [],
+                    [(c.get("name"), c.get("arguments")) for c in calls if isinstance(c, Mapping)]
+                    if isinstance(calls, Sequence) else [],
                     list(deps) if isinstance(deps, Sequence) and not isinstance(deps, str) else [],
                 ))
+    return raw
+
+
+def _gold_tables(
+    raw: list[_RawStep],
+) -> tuple[tuple[GoldCall, ...], tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """Gold step entries into (gold_calls, steps, deps) in step order."""
     # Merge entries that share a step id (parallel calls split over entries), keep first position.
-    merged: dict[Any, tuple[list[Any], list[Any]]] = {}
+    merged: dict[Any, tuple[list[tuple[Any, Any]], list[Any]]] = {}
     for sid, calls, deps in raw:
         key = sid if isinstance(sid, int | str) and not isinstance(sid, bool) else f"#{id(calls)}"
         if key in merged:
@@ -161,9 +181,7 @@ def _gold_tables(
     for s, key in enumerate(order):
         calls, deps = merged[key]
         idx: list[int] = []
-        for call in calls:
-            name = call.get("name")
-            args = call.get("arguments")
+        for name, args in calls:
             gc = GoldCall(len(gold_calls), s, name if isinstance(name, str) else None,
                           args if isinstance(args, Mapping) else {})
             idx.append(gc.index)
@@ -180,11 +198,11 @@ def _gold_tables(
 
 # --------------------------------------------------------------------------- identity cache
 
-_CACHE: dict[int, tuple[Mapping[str, Any], ExamplePlan]] = {}
+_CACHE: dict[int, tuple[Example | Mapping[str, Any], ExamplePlan]] = {}
 _CACHE_MAX = 4096
 
 
-def prepare(example: Mapping[str, Any] | ExamplePlan, *, cache: bool = True) -> ExamplePlan:
+def prepare(example: Example | Mapping[str, Any] | ExamplePlan, *, cache: bool = True) -> ExamplePlan:
     """The :class:`ExamplePlan` of ``example``, cached by object identity.
 
     Identity (not the ``id`` field) is the key because two different records may share an id

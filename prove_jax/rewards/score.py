@@ -25,6 +25,7 @@ import math
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from prove_jax.records import CallRecord, Example, Rollout
 from prove_jax.rewards.components import REGISTRY, ComponentFn, analyse, budget
 from prove_jax.rewards.config import PAPER_COMPONENTS, RewardConfig
 from prove_jax.rewards.plan import ExamplePlan, prepare
@@ -91,8 +92,8 @@ def _score_one(
 
 
 def score(
-    example: Mapping[str, Any] | ExamplePlan,
-    calls: Sequence[Mapping[str, Any]],
+    example: Example | Mapping[str, Any] | ExamplePlan,
+    calls: Sequence[CallRecord | Mapping[str, Any]],
     config: RewardConfig | Mapping[str, Any] | None = None,
     *,
     final_state: Mapping[str, Any] | None = None,
@@ -101,12 +102,13 @@ def score(
     """Score one rollout against its Example record (prove_paper.md §3; keys in the module doc).
 
     Args:
-        example: the Example record dict (Contract 2) or a prepared :class:`ExamplePlan`. Its
-            plan is cached by identity, so scoring many rollouts of one record is cheap.
-        calls: the Rollout's calls in order across turns: dicts with ``name``, ``arguments``
-            (dict), ``executed_ok``; ``parsed_ok`` / ``schema_ok`` / ``turn`` / ``result`` optional
-            (``parsed_ok: False`` fails level 2; the others are not read). Malformed entries never
-            raise.
+        example: the Example record (Contract 2: a :class:`prove_jax.records.Example` or its dict)
+            or a prepared :class:`ExamplePlan`. Its plan is cached by identity, so scoring many
+            rollouts of one record is cheap.
+        calls: the Rollout's calls in order across turns: :class:`prove_jax.records.CallRecord` records
+            or dicts with ``name``, ``arguments`` (dict), ``executed_ok``; ``parsed_ok`` /
+            ``schema_ok`` / ``turn`` / ``result`` optional (``parsed_ok: False`` fails level 2; the
+            others are not read). Malformed entries never raise.
         config: a :class:`RewardConfig`, a plain dict for :meth:`RewardConfig.from_dict`, or
             ``None`` for the paper's reward.
         final_state / gold_final_state: ``{server: snapshot}`` maps for the optional ``state``
@@ -118,8 +120,8 @@ def score(
 
 
 def score_group(
-    example: Mapping[str, Any] | ExamplePlan,
-    group: Sequence[Sequence[Mapping[str, Any]]],
+    example: Example | Mapping[str, Any] | ExamplePlan,
+    group: Sequence[Sequence[CallRecord | Mapping[str, Any]]],
     config: RewardConfig | Mapping[str, Any] | None = None,
     *,
     final_states: Sequence[Mapping[str, Any] | None] | None = None,
@@ -163,17 +165,20 @@ def _normalise(results: list[dict[str, float]], weighted: list[tuple[str, float]
 
 
 def score_rollouts(
-    example: Mapping[str, Any] | ExamplePlan,
-    rollouts: Sequence[Mapping[str, Any]],
+    example: Example | Mapping[str, Any] | ExamplePlan,
+    rollouts: Sequence[Rollout | Mapping[str, Any]],
     config: RewardConfig | Mapping[str, Any] | None = None,
     *,
     gold_final_state: Mapping[str, Any] | None = None,
 ) -> list[dict[str, float]]:
-    """:func:`score_group` over Rollout records (Contract 3): reads ``calls`` and ``final_state``."""
-    states = [r.get("final_state") for r in rollouts]
+    """:func:`score_group` over Rollout records (Contract 3: :class:`prove_jax.records.Rollout` records
+    or dicts with ``calls`` and optionally ``final_state``): reads their calls and end states."""
+    parts = [(r.calls, r.final_state) if isinstance(r, Rollout) else (r.get("calls") or (), r.get("final_state"))
+             for r in rollouts]
+    states = [s for _, s in parts]
     return score_group(
         example,
-        [r.get("calls") or () for r in rollouts],
+        [c for c, _ in parts],
         config,
         final_states=states if any(s is not None for s in states) else None,
         gold_final_state=gold_final_state,

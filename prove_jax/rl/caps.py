@@ -22,6 +22,7 @@ import numpy as np
 from prove_jax.chat import ChatTemplate, ChatTokenizer
 from prove_jax.env import EpisodeConfig, MCPPool
 from prove_jax.io_util import read_json, write_json
+from prove_jax.records import Example, Rollout
 from prove_jax.rl.sft import gold_rollouts
 
 UNCAPPED = 10**9
@@ -91,12 +92,12 @@ def transcript_caps(path: Path, policy: CapsPolicy, *, gold_lengths: Callable[[]
     return caps
 
 
-def completed_lengths(rollouts: Sequence[Mapping[str, Any]]) -> list[int]:
+def completed_lengths(rollouts: Sequence[Rollout]) -> list[int]:
     """Token counts of the transcripts that did not fail (a failed replay says nothing of length)."""
-    return [len(r["tokens"]) for r in rollouts if not r["failed"]]
+    return [len(r.tokens) for r in rollouts if not r.failed]
 
 
-def measure_gold_lengths(examples: Sequence[Mapping[str, Any]], pool: Callable[[], MCPPool],
+def measure_gold_lengths(examples: Sequence[Example], pool: Callable[[], MCPPool],
                          template: ChatTemplate, tokenizer: ChatTokenizer, config: EpisodeConfig) -> list[int]:
     """Replay ``examples``' gold calls live (uncapped, in a pool opened for it) and return the
     completed transcripts' lengths: what :func:`transcript_caps` derives from without an SFT replay."""

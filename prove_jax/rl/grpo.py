@@ -47,6 +47,7 @@ from prove_jax.chat import ChatTemplate, ChatTokenizer
 from prove_jax.engine import Engine, SamplingConfig
 from prove_jax.engine.weights import WeightSync
 from prove_jax.env import EpisodeConfig, MCPPool, run_rollouts
+from prove_jax.records import Example, Rollout
 from prove_jax.rewards import PAPER_COMPONENTS, RewardConfig, score_rollouts
 from prove_jax.rl.advantages import group_advantages
 from prove_jax.rl.batch import Row, length_buckets, micro_batches, trim_row
@@ -96,8 +97,8 @@ def rollout_episode(episode: EpisodeConfig, reward: RewardConfig) -> EpisodeConf
 
 
 def rollouts_to_rows(
-    examples: Sequence[Mapping[str, Any]],
-    rollouts: Sequence[Mapping[str, Any]],
+    examples: Sequence[Example],
+    rollouts: Sequence[Rollout],
     reward: RewardConfig,
     cfg: GRPOConfig,
     max_len: int | None = None,
@@ -110,16 +111,16 @@ def rollouts_to_rows(
     driver already stops at the cap; this is the trainer's own guarantee. Groups are scored
     and normalised on whole episodes before any trimming.
     """
-    by_group: dict[str, list[Mapping[str, Any]]] = {}
+    by_group: dict[str, list[Rollout]] = {}
     for r in rollouts:
-        by_group.setdefault(str(r["group_id"]), []).append(r)
-    failed = sum(1 for r in rollouts if r["failed"])
-    groups: list[list[Mapping[str, Any]]] = []
+        by_group.setdefault(r.group_id, []).append(r)
+    failed = sum(1 for r in rollouts if r.failed)
+    groups: list[list[Rollout]] = []
     totals: list[np.ndarray] = []
-    kept_rollouts: list[tuple[Mapping[str, Any], float]] = []
+    kept_rollouts: list[tuple[Rollout, float]] = []
     comps: dict[str, list[float]] = {c: [] for c in COMPONENTS}
     for ex in examples:
-        ok = [r for r in by_group.get(str(ex["id"]), []) if not r["failed"]]
+        ok = [r for r in by_group.get(ex.id, []) if not r.failed]
         if len(ok) < 2:
             continue
         scores = score_rollouts(ex, ok, reward)
@@ -137,8 +138,8 @@ def rollouts_to_rows(
         if adv is None:
             continue
         for r, a in zip(group, adv, strict=True):
-            row = Row(np.asarray(r["tokens"], np.int32), np.asarray(r["loss_mask"], bool),
-                      np.asarray(r["sample_logprobs"], np.float32), float(a))
+            row = Row(np.asarray(r.tokens, np.int32), np.asarray(r.loss_mask, bool),
+                      np.asarray(r.sample_logprobs, np.float32), float(a))
             if max_len is not None and len(row) > max_len:
                 cut = trim_row(row, max_len)
                 if cut is None:
@@ -147,8 +148,8 @@ def rollouts_to_rows(
                 row, trimmed = cut, trimmed + 1
             rows.append(row)
     ok_all = [r for r, _ in kept_rollouts]
-    n_calls = sum(len(r["calls"]) for r in ok_all)
-    n_bad = sum(1 for r in ok_all for c in r["calls"] if not c["executed_ok"])
+    n_calls = sum(len(r.calls) for r in ok_all)
+    n_bad = sum(1 for r in ok_all for c in r.calls if not c.executed_ok)
     stats: dict[str, float] = {
         "reward": float(np.mean([x for _, x in kept_rollouts])) if kept_rollouts else float("nan"),
         **{f"reward/{c}": float(np.mean(v)) if v else float("nan") for c, v in comps.items()},
@@ -161,12 +162,12 @@ def rollouts_to_rows(
         "rows_dropped_long": float(dropped_long),
         "calls_per_episode": n_calls / max(1, len(ok_all)),
         "tool_error_rate": n_bad / max(1, n_calls),
-        "parse_errors_per_episode": sum(len(r["parse_errors"]) for r in ok_all) / max(1, len(ok_all)),
-        "len/tokens": float(np.mean([len(r["tokens"]) for r in ok_all])) if ok_all else 0.0,
-        "len/generated": float(np.mean([int(np.sum(r["loss_mask"])) for r in ok_all])) if ok_all else 0.0,
-        "len/max": float(max((len(r["tokens"]) for r in ok_all), default=0)),
-        "finish/token_cap": float(sum(r["finish"] == "token_cap" for r in ok_all)),
-        "finish/assistant_cap": float(sum(r["finish"] == "assistant_cap" for r in ok_all)),
+        "parse_errors_per_episode": sum(len(r.parse_errors) for r in ok_all) / max(1, len(ok_all)),
+        "len/tokens": float(np.mean([len(r.tokens) for r in ok_all])) if ok_all else 0.0,
+        "len/generated": float(np.mean([int(np.sum(r.loss_mask)) for r in ok_all])) if ok_all else 0.0,
+        "len/max": float(max((len(r.tokens) for r in ok_all), default=0)),
+        "finish/token_cap": float(sum(r.finish == "token_cap" for r in ok_all)),
+        "finish/assistant_cap": float(sum(r.finish == "assistant_cap" for r in ok_all)),
     }
     return rows, stats
 
@@ -215,7 +216,7 @@ class _Generator:
         self.ctx, self.cfg, self.seed = ctx, cfg, seed
         self.episode = rollout_episode(ctx.episode, ctx.reward)
 
-    async def __call__(self, examples: list[dict[str, Any]], step: int) -> dict[str, Any]:
+    async def __call__(self, examples: list[Example], step: int) -> dict[str, Any]:
         c = self.ctx
         t0, busy0 = time.perf_counter(), c.engine.stats.device_busy_s
         gen0 = c.engine.stats.generated_tokens

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import grain
@@ -23,6 +23,7 @@ import numpy as np
 from prove_jax.chat import ChatTemplate, ChatTokenizer
 from prove_jax.env import EpisodeConfig, MCPPool, ScriptedPolicy, run_episode
 from prove_jax.loaders import AsList
+from prove_jax.records import Example, Rollout
 from prove_jax.rl.batch import Row, length_buckets, micro_batches
 from prove_jax.rl.loop import StageRunner
 from prove_jax.rl.step import OptimConfig, Trainer
@@ -45,34 +46,34 @@ class SFTConfig:
         return min(n, self.max_steps) if self.max_steps is not None else n
 
 
-async def gold_rollouts(examples: Sequence[Mapping[str, Any]], pool: MCPPool, template: ChatTemplate,
-                        tokenizer: ChatTokenizer, config: EpisodeConfig, concurrency: int = 32) -> list[dict[str, Any]]:
+async def gold_rollouts(examples: Sequence[Example], pool: MCPPool, template: ChatTemplate,
+                        tokenizer: ChatTokenizer, config: EpisodeConfig, concurrency: int = 32) -> list[Rollout]:
     """Every example's gold trajectory as a Rollout record (examples without calls included:
     their reply/refusal is what the model must learn to say)."""
     sem = asyncio.Semaphore(concurrency)
     cfg = dataclasses.replace(config, snapshots=False)  # SFT reads transcripts only, never end states
 
-    async def one(ex: Mapping[str, Any]) -> dict[str, Any]:
+    async def one(ex: Example) -> Rollout:
         async with sem:
             return await run_episode(ex, ScriptedPolicy.gold(ex, template, tokenizer), pool, template, tokenizer, cfg)
 
     return list(await asyncio.gather(*(one(ex) for ex in examples)))
 
 
-def gold_rows(rollouts: Sequence[Mapping[str, Any]], max_tokens: int) -> tuple[list[Row], dict[str, int]]:
+def gold_rows(rollouts: Sequence[Rollout], max_tokens: int) -> tuple[list[Row], dict[str, int]]:
     """Training rows from gold rollouts; transcripts that failed or exceed ``max_tokens`` are
     left out and counted (a truncated gold transcript would teach an unfinished answer)."""
     rows: list[Row] = []
     dropped = {"failed": 0, "too_long": 0, "truncated": 0}
     for r in rollouts:
-        if r["failed"]:
+        if r.failed:
             dropped["failed"] += 1
-        elif len(r["tokens"]) > max_tokens:
+        elif len(r.tokens) > max_tokens:
             dropped["too_long"] += 1
-        elif r["finish"] != "done":
+        elif r.finish != "done":
             dropped["truncated"] += 1
         else:
-            rows.append(Row(np.asarray(r["tokens"], np.int32), np.asarray(r["loss_mask"], bool)))
+            rows.append(Row(np.asarray(r.tokens, np.int32), np.asarray(r.loss_mask, bool)))
     return rows, dropped
 
 

@@ -24,6 +24,7 @@ from flax import nnx
 from prove_jax.chat import ChatTokenizer, get_template, train_tiny_tokenizer
 from prove_jax.env import MCPPool
 from prove_jax.models import Model, Qwen3Config, init_model
+from prove_jax.records import Example
 
 FAMILY = "qwen3"
 VOCAB = 1024
@@ -111,17 +112,18 @@ def _pick(tools: list[dict[str, Any]], names: list[str]) -> list[dict[str, Any]]
     return [by[n] for n in names]
 
 
-def _ex(ex_id: str, servers: list[str], tools: list[dict[str, Any]], turns: list[dict[str, Any]]) -> dict[str, Any]:
+def _ex(ex_id: str, servers: list[str], tools: list[dict[str, Any]], turns: list[dict[str, Any]]) -> Example:
+    """The typed record of a hand-written example (built as the JSON object ``data/`` writes)."""
     gold = [c for t in turns for s in t["gold"] for c in s["calls"]]
-    return {
+    return Example.from_dict({
         "id": ex_id, "kind": "conversation", "servers": servers, "seed": 0, "tools": tools,
         "system": "You are a helpful assistant. Today is 2026-04-20.", "turns": turns,
         "complexity": {"n_calls": len(gold), "n_steps": sum(len(t["gold"]) for t in turns),
                        "n_turns": len(turns), "n_servers": len(servers)},
-    }
+    })
 
 
-def gold_examples(live: Mapping[str, Any]) -> list[dict[str, Any]]:
+def gold_examples(live: Mapping[str, Any]) -> list[Example]:
     """Three hand-written examples grounded in the seed-0 worlds.
 
     * banking: list a customer's accounts, then (next user turn) transfer between two of them;
@@ -173,7 +175,7 @@ def gold_examples(live: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [banking, vehicle, parallel]
 
 
-def domain_examples(live: Mapping[str, Any]) -> list[dict[str, Any]]:
+def domain_examples(live: Mapping[str, Any]) -> list[Example]:
     """One two-turn example per domain (three visible tools each) for policy-agnostic runs."""
     out = []
     for domain, tools in live["tools"].items():

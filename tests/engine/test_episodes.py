@@ -26,6 +26,7 @@ from prove_jax.env import (
     run_rollouts,
 )
 from prove_jax.env.episode import opening_messages
+from prove_jax.records import CallRecord, Example, ParseError, Rollout
 from prove_jax.rewards import score, score_rollouts
 from tests.engine import engine_testlib as lib
 from tests.engine.conftest import ENGINE
@@ -37,7 +38,7 @@ SNAPSHOTS = dataclasses.replace(EPISODE, snapshots=True)  # where a test reads t
 
 
 @pytest.fixture(scope="module")
-def gold(live: dict[str, Any]) -> list[dict[str, Any]]:
+def gold(live: dict[str, Any]) -> list[Example]:
     return lib.gold_examples(live)
 
 
@@ -48,20 +49,21 @@ def teacher_forced_error(model: Any, tokens: np.ndarray, logprobs: np.ndarray, p
     return float(np.max(np.abs(ref - logprobs[positions])))
 
 
-def check_record(r: dict[str, Any]) -> None:
+def check_record(r: Rollout) -> None:
     """Structural invariants of a Rollout record (Contract 3)."""
-    t = len(r["tokens"])
-    assert r["tokens"].dtype == np.int32 and r["loss_mask"].dtype == bool and r["logprobs"].dtype == np.float32
-    assert len(r["loss_mask"]) == len(r["logprobs"]) == len(r["sample_logprobs"]) == t
-    assert not r["loss_mask"][0] and r["loss_mask"].any()
-    assert (r["logprobs"][~r["loss_mask"]] == 0).all() and (r["sample_logprobs"][~r["loss_mask"]] == 0).all()
-    assert "reward" not in r and "reward_components" not in r  # the driver does not score: its callers do
-    for c in r["calls"]:
-        assert set(c) >= {"name", "arguments", "parsed_ok", "schema_ok", "executed_ok", "result", "turn"}
+    assert isinstance(r, Rollout)
+    t = len(r.tokens)
+    assert r.tokens.dtype == np.int32 and r.loss_mask.dtype == bool and r.logprobs.dtype == np.float32
+    assert len(r.loss_mask) == len(r.logprobs) == len(r.sample_logprobs) == t
+    assert not r.loss_mask[0] and r.loss_mask.any()
+    assert (r.logprobs[~r.loss_mask] == 0).all() and (r.sample_logprobs[~r.loss_mask] == 0).all()
+    assert not hasattr(r, "reward")  # the driver does not score: its callers do
+    assert all(isinstance(c, CallRecord) for c in r.calls)
+    assert all(isinstance(e, ParseError) for e in r.parse_errors)
 
 
 def test_gold_policy_gets_gold_results_and_max_reward(gold, live, template, tokenizer) -> None:
-    async def go() -> list[dict[str, Any]]:
+    async def go() -> list[Rollout]:
         async with MCPPool.from_spec(["banking", "vehicle"], "inprocess") as pool:
             return list(await asyncio.gather(*(
                 run_episode(ex, ScriptedPolicy.gold(ex, template, tokenizer), pool, template, tokenizer, SNAPSHOTS)
@@ -70,20 +72,20 @@ def test_gold_policy_gets_gold_results_and_max_reward(gold, live, template, toke
     rollouts = asyncio.run(go())
     for ex, r in zip(gold, rollouts, strict=True):
         check_record(r)
-        expect = [c for t in ex["turns"] for s in t["gold"] for c in s["calls"]]
-        assert [(c["name"], c["arguments"]) for c in r["calls"]] == [(c["name"], c["arguments"]) for c in expect]
-        assert all(c["parsed_ok"] and c["schema_ok"] and c["executed_ok"] for c in r["calls"]), r["calls"]
-        assert r["finish"] == "done" and not r["failed"] and r["parse_errors"] == []
-        assert r["n_user_turns"] == len(ex["turns"])
+        expect = list(ex.gold_calls())
+        assert [(c.name, c.arguments) for c in r.calls] == [(c.name, c.arguments) for c in expect]
+        assert all(c.parsed_ok and c.schema_ok and c.executed_ok for c in r.calls), r.calls
+        assert r.finish == "done" and not r.failed and r.parse_errors == ()
+        assert r.n_user_turns == len(ex.turns)
         comps = score_rollouts(ex, [r])[0]
         assert (comps["val"], comps["cov"], comps["eff"], comps["name"], comps["arg"]) == (1.0, 1.0, 0.0, 1.0, 1.0)
-        assert comps["total"] == pytest.approx(1.3) == score(ex, r["calls"])["total"]
-        generated = tokenizer.decode(r["tokens"][r["loss_mask"]].tolist())
-        context = tokenizer.decode(r["tokens"][~r["loss_mask"]].tolist())
-        assert generated.count("<tool_call>") == len(r["calls"]) == context.count("<tool_response>")
-    transfer = next(r for r in rollouts if r["example_id"] == "bank-transfer")
-    args = transfer["calls"][1]["arguments"]
-    accounts = transfer["final_state"]["banking"]["accounts"]
+        assert comps["total"] == pytest.approx(1.3) == score(ex, r.calls)["total"]
+        generated = tokenizer.decode(r.tokens[r.loss_mask].tolist())
+        context = tokenizer.decode(r.tokens[~r.loss_mask].tolist())
+        assert generated.count("<tool_call>") == len(r.calls) == context.count("<tool_response>")
+    transfer = next(r for r in rollouts if r.example_id == "bank-transfer")
+    args = transfer.calls[1].arguments
+    accounts = transfer.final_state["banking"]["accounts"]
     before = {a["account_id"]: a["balance"] for a in live["accounts"]}
     assert accounts[args["from_account_id"]]["balance"] == pytest.approx(before[args["from_account_id"]] - 25)
     assert accounts[args["to_account_id"]]["balance"] == pytest.approx(before[args["to_account_id"]] + 25)
@@ -94,26 +96,26 @@ def test_random_model_episodes_on_all_domains(sampler: Sampler, model, live, tem
     the transcript's log-probs equal a teacher-forced forward, and an episode run alone (same
     seed) is token-for-token the same as inside the busy batch."""
     examples = lib.domain_examples(live)
-    assert {ex["servers"][0] for ex in examples} == set(lib.DOMAINS)
+    assert {ex.servers[0] for ex in examples} == set(lib.DOMAINS)
 
-    async def go(exs: Sequence[dict[str, Any]]) -> tuple[list[dict[str, Any]], Any]:
+    async def go(exs: Sequence[Example]) -> tuple[list[Rollout], Any]:
         async with MCPPool.from_spec(lib.DOMAINS, "inprocess") as pool, \
                 Engine(sampler, ENGINE, sampling=SAMPLING) as eng:
             out = await run_rollouts(eng, pool, exs, template, tokenizer, n_samples=1, config=SNAPSHOTS, seed=3)
             return out, eng.stats
 
     rollouts, stats = asyncio.run(go(examples))
-    assert stats.turns == sum(r["n_assistant_turns"] for r in rollouts) and stats.prefill_calls > 0
+    assert stats.turns == sum(r.n_assistant_turns for r in rollouts) and stats.prefill_calls > 0
     for r in rollouts:
         check_record(r)
-        assert not r["failed"] and r["finish"] in ("done", "token_cap", "assistant_cap")
-        assert r["n_assistant_turns"] >= 2 and r["final_state"] is not None
-        pos = np.nonzero(r["loss_mask"])[0]
-        assert teacher_forced_error(model, r["tokens"], r["logprobs"], pos) <= LP_TOL
+        assert not r.failed and r.finish in ("done", "token_cap", "assistant_cap")
+        assert r.n_assistant_turns >= 2 and r.final_state is not None
+        pos = np.nonzero(r.loss_mask)[0]
+        assert teacher_forced_error(model, r.tokens, r.logprobs, pos) <= LP_TOL
     for i in (1, 4):
         (solo,), _ = asyncio.run(go([examples[i]]))
-        np.testing.assert_array_equal(solo["tokens"], rollouts[i]["tokens"])
-        np.testing.assert_array_equal(solo["logprobs"], rollouts[i]["logprobs"])
+        np.testing.assert_array_equal(solo.tokens, rollouts[i].tokens)
+        np.testing.assert_array_equal(solo.logprobs, rollouts[i].logprobs)
 
 
 class MixedPolicy:
@@ -137,7 +139,7 @@ def test_transcript_is_what_the_sampler_saw(sampler: Sampler, model, gold, templ
     teacher-forced forward over the final transcript (<= 1e-4, f32)."""
     ex = gold[1]  # vehicle: start_engine, then a second user turn
 
-    async def go() -> tuple[dict[str, Any], MixedPolicy]:
+    async def go() -> tuple[Rollout, MixedPolicy]:
         async with MCPPool.from_spec(["vehicle"], "inprocess") as pool, \
                 Engine(sampler, ENGINE, sampling=SAMPLING) as eng, eng.session(7) as sess:
             policy = MixedPolicy(ScriptedPolicy.gold(ex, template, tokenizer), EnginePolicy(sess, SAMPLING), 1)
@@ -145,14 +147,14 @@ def test_transcript_is_what_the_sampler_saw(sampler: Sampler, model, gold, templ
 
     r, policy = asyncio.run(go())
     check_record(r)
-    assert r["calls"][0]["executed_ok"] and len(policy.sampled) >= 1
+    assert r.calls[0].executed_ok and len(policy.sampled) >= 1
     pos = np.concatenate([np.arange(s, s + n) for s, n in policy.sampled])
-    assert r["loss_mask"][pos].all()
-    assert "<tool_response>" in tokenizer.decode(r["tokens"][: policy.sampled[0][0]].tolist())
-    assert teacher_forced_error(model, r["tokens"], r["logprobs"], pos) <= LP_TOL
+    assert r.loss_mask[pos].all()
+    assert "<tool_response>" in tokenizer.decode(r.tokens[: policy.sampled[0][0]].tolist())
+    assert teacher_forced_error(model, r.tokens, r.logprobs, pos) <= LP_TOL
     # and the sample log-probs of a T=1, untruncated sampler differ from the model's only by the
     # padded-vocabulary mass (the sampler renormalises over real ids): never lower
-    assert (r["sample_logprobs"][pos] >= r["logprobs"][pos] - 1e-6).all()
+    assert (r.sample_logprobs[pos] >= r.logprobs[pos] - 1e-6).all()
 
 
 def test_bad_calls_are_recorded_not_fatal(gold, template, tokenizer) -> None:
@@ -167,27 +169,27 @@ def test_bad_calls_are_recorded_not_fatal(gold, template, tokenizer) -> None:
         {"role": "assistant", "content": "I could not do it."},
     ]
 
-    async def go() -> dict[str, Any]:
+    async def go() -> Rollout:
         async with MCPPool.from_spec(["banking"], "inprocess") as pool:
             return await run_episode(ex, ScriptedPolicy(msgs, template, tokenizer), pool, template, tokenizer,
                                      EPISODE)
 
     r = asyncio.run(go())
     check_record(r)
-    rocket, hidden, typed = r["calls"]
-    assert not rocket["executed_ok"] and not rocket["schema_ok"] and rocket["error_kind"] == "unknown_tool"
-    assert not hidden["executed_ok"] and hidden["error_kind"] == "unknown_tool"
-    assert not typed["schema_ok"] and not typed["executed_ok"] and typed["error_kind"] == "tool"
-    assert all(c["parsed_ok"] for c in r["calls"]) and [c["turn"] for c in r["calls"]] == [0, 0, 0]
-    assert len(r["parse_errors"]) == 1 and "invalid JSON" in r["parse_errors"][0]["reason"]
-    assert r["parse_errors"][0]["assistant_turn"] == 1 and r["finish"] == "done" and not r["failed"]
-    assert score(ex, r["calls"])["total"] < 1.0
+    rocket, hidden, typed = r.calls
+    assert not rocket.executed_ok and not rocket.schema_ok and rocket.error_kind == "unknown_tool"
+    assert not hidden.executed_ok and hidden.error_kind == "unknown_tool"
+    assert not typed.schema_ok and not typed.executed_ok and typed.error_kind == "tool"
+    assert all(c.parsed_ok for c in r.calls) and [c.turn for c in r.calls] == [0, 0, 0]
+    assert len(r.parse_errors) == 1 and "invalid JSON" in r.parse_errors[0].reason
+    assert r.parse_errors[0].assistant_turn == 1 and r.finish == "done" and not r.failed
+    assert score(ex, r.calls)["total"] < 1.0
 
 
 def test_dead_server_ends_only_its_episode(gold, template, tokenizer) -> None:
     bank, vehicle = gold[0], gold[1]
 
-    async def go() -> tuple[dict[str, Any], dict[str, Any]]:
+    async def go() -> tuple[Rollout, Rollout]:
         async with MCPPool.from_spec(["banking", "vehicle"], "inprocess") as pool:
             backend = pool.backends["banking"]
             real_call = backend.call
@@ -204,32 +206,32 @@ def test_dead_server_ends_only_its_episode(gold, template, tokenizer) -> None:
                             SNAPSHOTS))
 
     dead, alive = asyncio.run(go())
-    assert dead["failed"] and dead["finish"] == "env_failed" and dead["final_state"] is None
-    assert len(dead["calls"]) == 1 and not dead["calls"][0]["executed_ok"] and dead["n_assistant_turns"] == 1
-    assert not alive["failed"] and alive["finish"] == "done" and alive["final_state"] is not None
-    assert score(vehicle, alive["calls"])["total"] == pytest.approx(1.3)
+    assert dead.failed and dead.finish == "env_failed" and dead.final_state is None
+    assert len(dead.calls) == 1 and not dead.calls[0].executed_ok and dead.n_assistant_turns == 1
+    assert not alive.failed and alive.finish == "done" and alive.final_state is not None
+    assert score(vehicle, alive.calls)["total"] == pytest.approx(1.3)
 
 
 def test_turn_and_token_caps(gold, template, tokenizer) -> None:
     ex = gold[2]
     call = {"role": "assistant", "content": "", "tool_calls": [
-        {"name": "get_account_balance", "arguments": ex["turns"][0]["gold"][0]["calls"][0]["arguments"]}]}
+        {"name": "get_account_balance", "arguments": ex.turns[0].gold[0].calls[0].arguments}]}
 
-    async def go(policy: Any, cfg: EpisodeConfig, example: dict[str, Any] = ex) -> dict[str, Any]:
+    async def go(policy: Any, cfg: EpisodeConfig, example: Example = ex) -> Rollout:
         async with MCPPool.from_spec(["banking"], "inprocess") as pool:
             return await run_episode(example, policy, pool, template, tokenizer, cfg)
 
     looping = asyncio.run(go(ScriptedPolicy([call] * 20, template, tokenizer),
                              dataclasses.replace(EPISODE, max_assistant_turns=4)))
-    assert looping["finish"] == "assistant_cap" and looping["n_assistant_turns"] == 4
+    assert looping.finish == "assistant_cap" and looping.n_assistant_turns == 4
     # 4 calls exceed the budget B = n_gt + ceil(n_gt / 2) = 3 of this two-call example
-    assert len(looping["calls"]) == 4 and score(ex, looping["calls"])["eff"] < 0
+    assert len(looping.calls) == 4 and score(ex, looping.calls)["eff"] < 0
     bank = gold[0]
-    tr = Transcript.start(template, tokenizer, opening_messages(bank), bank["tools"])
+    tr = Transcript.start(template, tokenizer, opening_messages(bank), bank.tools)
     tr.start_assistant()
     opening = len(tr)
     short = asyncio.run(go(ScriptedPolicy.gold(bank, template, tokenizer),
                            dataclasses.replace(EPISODE, max_tokens=opening + 12), bank))
-    assert short["finish"] == "token_cap" and short["n_assistant_turns"] == 1
-    assert short["loss_mask"].sum() == 12 and short["calls"] == []
-    assert short["parse_errors"] and "unterminated" in short["parse_errors"][0]["reason"]
+    assert short.finish == "token_cap" and short.n_assistant_turns == 1
+    assert short.loss_mask.sum() == 12 and short.calls == ()
+    assert short.parse_errors and "unterminated" in short.parse_errors[0].reason

@@ -36,8 +36,9 @@ def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
     live = asyncio.run(lib.live_data(lib.DOMAINS))
     _, vehicle, balances = lib.gold_examples(live)
-    abstain = {**balances, "id": "abstain-joke", "kind": "abstention",
-               "turns": [{"user": "Tell me a joke about banks.", "gold": [], "reply": "I can only help with accounts."}]}
+    abstain = {**balances.to_dict(), "id": "abstain-joke", "kind": "abstention",
+               "turns": [{"user": "Tell me a joke about banks.", "gold": [], "reply": "I can only help with accounts."}],
+               "complexity": {"n_calls": 0, "n_steps": 0, "n_turns": 1, "n_servers": 1}}
     return write_dataset(tmp_path_factory.mktemp("indomain") / "data", {"test": [abstain, balances, vehicle]})
 
 

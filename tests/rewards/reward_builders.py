@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from prove_jax.records import CallRecord
+
 
 def tool(name: str, props: dict[str, Any] | None = None, required: list[str] | None = None) -> dict[str, Any]:
     """An OpenAI-style tool entry with a JSON-schema ``parameters`` object."""
@@ -39,7 +41,7 @@ def step(sid: int, calls: list[dict[str, Any]], depends_on: list[int] | None = N
 
 def example(turns_gold: list[list[dict[str, Any]]], tools: list[dict[str, Any]] | None = None,
             kind: str = "conversation", ex_id: str = "t") -> dict[str, Any]:
-    """An Example record whose turn ``i`` has gold steps ``turns_gold[i]``."""
+    """An Example record (the dict of Contract 2) whose turn ``i`` has gold steps ``turns_gold[i]``."""
     return {
         "id": ex_id,
         "kind": kind,
@@ -48,6 +50,8 @@ def example(turns_gold: list[list[dict[str, Any]]], tools: list[dict[str, Any]] 
         "tools": TOOLS if tools is None else tools,
         "system": "",
         "turns": [{"user": f"u{i}", "gold": g, "reply": ""} for i, g in enumerate(turns_gold)],
+        "complexity": {"n_calls": sum(len(s["calls"]) for g in turns_gold for s in g),
+                       "n_steps": sum(len(g) for g in turns_gold), "n_turns": len(turns_gold), "n_servers": 1},
     }
 
 
@@ -55,6 +59,14 @@ def call(name: Any, arguments: Any = None, executed_ok: bool = True, **extra: An
     """A rollout call as the env records it."""
     return {"name": name, "arguments": {} if arguments is None else arguments, "executed_ok": executed_ok,
             "parsed_ok": True, **extra}
+
+
+def as_record(c: dict[str, Any], turn: int = 0) -> CallRecord:
+    """The episode driver's typed form of a dict call (the same fields; defaults where it has none)."""
+    return CallRecord(name=c.get("name"), arguments=c.get("arguments"), parsed_ok=c.get("parsed_ok") is not False,
+                      schema_ok=bool(c.get("schema_ok", True)), turn=turn, assistant_turn=turn,
+                      executed_ok=bool(c.get("executed_ok")), result=str(c.get("result", "")),
+                      error_kind=c.get("error_kind"))
 
 
 def gold_as_calls(ex: dict[str, Any]) -> list[dict[str, Any]]:

@@ -247,14 +247,22 @@ def test_plan_cache_is_by_identity() -> None:
 
 
 def test_rewards_package_is_pure() -> None:
-    """Layering: only stdlib and prove_jax.rewards imports; no file or network I/O calls."""
+    """Layering: only stdlib, prove_jax.rewards and the typed records (themselves stdlib + numpy)
+    imports; no file or network I/O calls."""
     pkg = Path(rewards.__file__).parent
+    records = pkg.parent / "records.py"
     forbidden_calls = {"open", "print", "input"}
+    for node in ast.walk(ast.parse(records.read_text())):
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
+            assert all(n.split(".")[0] in {"__future__", "collections", "dataclasses", "typing", "numpy"}
+                       for n in names), names
     for path in pkg.glob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("prove_jax"):
-                assert node.module.startswith("prove_jax.rewards"), (path.name, node.module)
+                assert node.module.startswith("prove_jax.rewards") or node.module == "prove_jax.records", (
+                    path.name, node.module)
             if isinstance(node, ast.Import | ast.ImportFrom):
                 names = [node.module or ""] if isinstance(node, ast.ImportFrom) else [a.name for a in node.names]
                 for name in names:

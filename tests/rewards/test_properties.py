@@ -7,13 +7,15 @@ import itertools
 import math
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reward_builders import TOOLS as SMALL_TOOLS
-from reward_builders import call, example, gcall, gold_as_calls, step, tool
+from reward_builders import as_record, call, example, gcall, gold_as_calls, step, tool
 
-from prove_jax.rewards import RewardConfig, score, score_group
+from prove_jax.records import Example, Rollout
+from prove_jax.rewards import RewardConfig, score, score_group, score_rollouts
 
 NAMES = [f"tool_{i}" for i in range(12)]
 SHARED = NAMES[:3]  # few names, so that gold calls of the same tool collide
@@ -129,6 +131,25 @@ def test_components_within_documented_ranges(case: tuple[dict[str, Any], list[di
         # R_val is a mean of thirds; R_name a fraction of calls
         assert r["val"] * 3 * len(calls) == pytest.approx(round(r["val"] * 3 * len(calls)))
         assert r["name"] * len(calls) == pytest.approx(round(r["name"] * len(calls)))
+
+
+# ------------------------------------------------------------------ typed records
+@PROPERTY
+@given(example_and_rollout(min_steps=0))
+def test_typed_records_score_exactly_like_their_dicts(case: tuple[dict[str, Any], list[dict[str, Any]]]) -> None:
+    """The project passes typed Example / CallRecord / Rollout records; the public API also takes
+    the contracts' dicts. Both read the same fields: every component is identical."""
+    ex, calls = case
+    typed = Example.from_dict(ex)
+    records = [as_record(c) for c in calls]
+    want = score(ex, calls)
+    assert score(typed, records) == score(typed, calls) == score(ex, records) == want
+    rollout = Rollout(example_id=typed.id, group_id=typed.id, sample_idx=0, kind=typed.kind,
+                      n_gold_calls=typed.n_gold_calls, opening=0, tokens=np.zeros(0, np.int32),
+                      loss_mask=np.zeros(0, bool), logprobs=np.zeros(0, np.float32),
+                      sample_logprobs=np.zeros(0, np.float32), calls=tuple(records), parse_errors=(),
+                      final_state=None, finish="done", n_assistant_turns=1, n_user_turns=1, failed=False)
+    assert score_rollouts(typed, [rollout]) == score_rollouts(ex, [{"calls": calls}]) == [want]
 
 
 # ------------------------------------------------------------------ gold is optimal

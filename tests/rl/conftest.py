@@ -17,17 +17,19 @@ from typing import Any
 import pytest
 
 from data.writer import SplitWriter
+from prove_jax.records import Example
 from tests.engine import engine_testlib as lib
 
 MODEL_INIT = {"hidden_size": 64, "intermediate_size": 128, "num_layers": 2, "num_heads": 4, "num_kv_heads": 2,
               "head_dim": 16, "initializer_range": 0.1, "max_position_embeddings": 8192}
 
 
-def write_dataset(out: Path, splits: dict[str, list[dict[str, Any]]]) -> Path:
+def write_dataset(out: Path, splits: dict[str, list[Example | dict[str, Any]]]) -> Path:
+    """JSONL + ArrayRecord splits of typed records or their dicts (a dict is written as given)."""
     for split, rows in splits.items():
         w = SplitWriter(out, split, len(rows), 64)
         for ex in rows:
-            w.write(json.dumps(ex))
+            w.write(json.dumps(ex.to_dict() if isinstance(ex, Example) else ex))
         w.close()
     return out
 

@@ -1,10 +1,13 @@
-"""Shared builders for tests/rl: a tiny f32 model and random training rows."""
+"""Shared builders for tests/rl: a tiny f32 model, random training rows, crafted Rollout records."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 
 from prove_jax.models import Qwen3Config
+from prove_jax.records import CallRecord, Rollout
 from prove_jax.rl.batch import Row
 
 VOCAB = 256
@@ -35,3 +38,27 @@ def random_rows(n: int, seed: int = 0, lengths: tuple[int, int] = (40, 200), voc
         lp = rng.normal(-5.0, 0.3, t).astype(np.float32) * mask
         rows.append(Row(rng.integers(0, vocab, t).astype(np.int32), mask, lp, float(rng.normal())))
     return rows
+
+
+def call_record(name: str = "t", arguments: dict[str, Any] | None = None, *, executed_ok: bool = True,
+                turn: int = 0, assistant_turn: int = 0) -> CallRecord:
+    """A parsed call as the episode driver records it (schema-valid; the result a stand-in)."""
+    return CallRecord(name=name, arguments={} if arguments is None else arguments, parsed_ok=True, schema_ok=True,
+                      turn=turn, assistant_turn=assistant_turn, executed_ok=executed_ok,
+                      result="{}" if executed_ok else "error", error_kind=None if executed_ok else "tool")
+
+
+def crafted_rollout(example_id: str = "e", calls: tuple[CallRecord, ...] | list[CallRecord] = (), *,
+                    kind: str = "conversation", n_gold_calls: int = 1, length: int = 20, sample_idx: int = 0,
+                    **fields: Any) -> Rollout:
+    """A Rollout without an episode: ``length`` token ids with tokens 10..14 generated (log-prob -1
+    there); any other field by keyword (``failed``, ``finish``, ``n_assistant_turns`` ...)."""
+    mask = np.zeros(length, bool)
+    mask[10:15] = True
+    base: dict[str, Any] = dict(
+        example_id=example_id, group_id=example_id, sample_idx=sample_idx, kind=kind, n_gold_calls=n_gold_calls,
+        opening=10, tokens=np.arange(length, dtype=np.int32), loss_mask=mask, logprobs=-np.ones(length, np.float32) * mask,
+        sample_logprobs=-np.ones(length, np.float32) * mask, calls=tuple(calls), parse_errors=(), final_state=None,
+        finish="done", n_assistant_turns=1, n_user_turns=1, failed=False)
+    base.update(fields)
+    return Rollout(**base)

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from prove_jax.rl.caps import CapsPolicy, TranscriptCaps, completed_lengths, derive_caps, transcript_caps
+from tests.rl.rl_testlib import crafted_rollout
 
 GOLD = [100, 300, 1000, 420]
 
@@ -54,8 +55,8 @@ def test_derived_caps_are_written_once_then_read_back(tmp_path: Path) -> None:
 
 
 def test_failed_replays_do_not_count_towards_the_cap() -> None:
-    rollouts = [{"tokens": [0] * 7, "failed": False}, {"tokens": [0] * 900, "failed": True},
-                {"tokens": [0] * 3, "failed": False}]
+    rollouts = [crafted_rollout(length=7), crafted_rollout(length=900, failed=True, finish="env_failed"),
+                crafted_rollout(length=3)]
     assert completed_lengths(rollouts) == [7, 3]
     with pytest.raises(ValueError):
         derive_caps(completed_lengths(rollouts[1:2]), CapsPolicy(), 32768)  # nothing completed: no cap to derive

@@ -10,18 +10,19 @@ from prove_jax.chat import get_template
 from prove_jax.env import MCPPool
 from prove_jax.env.corpus import tokenizer_corpus
 from prove_jax.eval.indomain import Scored, success, summarize
+from prove_jax.records import CallRecord
 from tests.engine import engine_testlib as lib
+from tests.rl.rl_testlib import call_record, crafted_rollout
 
 
-def _ro(kind: str, calls: list[dict[str, Any]], comps: dict[str, float], turns: int, n_gold: int,
+def _ro(kind: str, calls: list[CallRecord], comps: dict[str, float], turns: int, n_gold: int,
         match: bool | None = None) -> Scored:
-    rollout = {"kind": kind, "calls": calls, "n_assistant_turns": turns, "parse_errors": [], "failed": False,
-               "n_gold_calls": n_gold}
+    rollout = crafted_rollout("e", calls, kind=kind, n_assistant_turns=turns, n_gold_calls=n_gold)
     return Scored(rollout, {"total": 0.0, **comps}, state_match=match)
 
 
-def _call(turn: int, ok: bool = True) -> dict[str, Any]:
-    return {"name": "t", "arguments": {}, "executed_ok": ok, "assistant_turn": turn}
+def _call(turn: int, ok: bool = True) -> CallRecord:
+    return call_record("t", executed_ok=ok, assistant_turn=turn)
 
 
 C = {"val": 1.0, "cov": 1.0, "eff": 0.0, "name": 1.0, "arg": 1.0, "total": 1.45}

@@ -19,6 +19,7 @@ from flax import nnx
 
 from prove_jax.checkpoint import Checkpointer, load_checkpoint
 from prove_jax.launch import main
+from prove_jax.records import Example
 from prove_jax.rl.batch import length_buckets
 from tests.rl.conftest import base_overrides
 
@@ -94,13 +95,13 @@ def test_a_server_dying_mid_step_fails_only_its_episodes(run_copy: Path) -> None
 
     cfg = load(LaunchConfig, None, [*base_overrides(run_copy), *GRPO, "grpo.steps=2", "grpo.prompts_per_step=2"])
     run = Run(cfg)
-    examples = [e for e in load_split(run.data_dir, "train") if e["id"] in ("bank-balances", "vehicle-drive")]
+    examples = [e for e in load_split(run.data_dir, "train") if e.id in ("bank-balances", "vehicle-drive")]
 
     class Fixed:
         def __init__(self) -> None:
             self.state = 0
 
-        def __next__(self) -> list[dict[str, Any]]:
+        def __next__(self) -> list[Example]:
             self.state += 1
             return examples
 

@@ -2,36 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 import pytest
 
+from prove_jax.records import CallRecord, Example, Rollout
 from prove_jax.rewards import RewardConfig, score
 from prove_jax.rl.advantages import ADVANTAGES
 from prove_jax.rl.grpo import GRPOConfig, rollouts_to_rows
+from tests.rl.rl_testlib import call_record, crafted_rollout
 
 TOOLS = [{"type": "function", "function": {"name": n, "description": "d", "parameters": {
     "type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}}} for n in ("get", "put")]
 
 
-def example(ex_id: str) -> dict[str, Any]:
-    return {"id": ex_id, "kind": "conversation", "servers": ["x"], "seed": 0, "tools": TOOLS, "system": "",
-            "turns": [{"user": "u", "gold": [{"step": 0, "calls": [{"name": "get", "arguments": {"id": "A"}}],
-                                              "depends_on": []}], "reply": "r"}]}
+def example(ex_id: str) -> Example:
+    return Example.from_dict({
+        "id": ex_id, "kind": "conversation", "servers": ["x"], "seed": 0, "tools": TOOLS, "system": "",
+        "turns": [{"user": "u", "gold": [{"step": 0, "calls": [{"name": "get", "arguments": {"id": "A"}}],
+                                          "depends_on": []}], "reply": "r"}],
+        "complexity": {"n_calls": 1, "n_steps": 1, "n_turns": 1, "n_servers": 1}})
 
 
-def rollout(ex_id: str, k: int, calls: list[dict[str, Any]], failed: bool = False) -> dict[str, Any]:
-    n = 20 + k
-    mask = np.zeros(n, bool)
-    mask[10:15] = True
-    return {"example_id": ex_id, "group_id": ex_id, "sample_idx": k, "tokens": np.arange(n, dtype=np.int32),
-            "loss_mask": mask, "sample_logprobs": -np.ones(n, np.float32) * mask, "calls": calls,
-            "parse_errors": [], "failed": failed, "finish": "env_failed" if failed else "done", "final_state": None}
+def rollout(ex_id: str, k: int, calls: list[CallRecord], failed: bool = False) -> Rollout:
+    return crafted_rollout(ex_id, calls, length=20 + k, sample_idx=k, failed=failed,
+                           finish="env_failed" if failed else "done")
 
 
-def call(name: str, ok: bool = True, arg: str = "A") -> dict[str, Any]:
-    return {"name": name, "arguments": {"id": arg}, "parsed_ok": True, "executed_ok": ok}
+def call(name: str, ok: bool = True, arg: str = "A") -> CallRecord:
+    return call_record(name, {"id": arg}, executed_ok=ok)
 
 
 def test_failed_episodes_are_excluded_and_counted_constant_groups_dropped() -> None:

@@ -8,6 +8,7 @@ import pytest
 
 from prove_jax.env.view import ToolView
 from prove_jax.loaders import load_split, prompt_batches
+from prove_jax.records import Example
 from tests.rl.conftest import write_dataset
 
 
@@ -15,13 +16,16 @@ from tests.rl.conftest import write_dataset
 def data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ex = [{"id": f"x{i}", "kind": "abstention" if i % 5 == 0 else "conversation", "servers": ["banking"],
            "seed": i, "system": "s", "tools": [{"type": "function", "function": {"name": f"t{j}"}} for j in range(4)],
-           "turns": [{"user": "u", "gold": [] if i % 5 == 0 else [{"step": 0, "calls": [{"name": "t1", "arguments": {}}]}],
-                      "reply": "r"}]} for i in range(20)]
+           "turns": [{"user": "u", "gold": [] if i % 5 == 0 else [{"step": 0, "calls": [{"name": "t1", "arguments": {}}],
+                                                                   "depends_on": []}],
+                      "reply": "r"}],
+           "complexity": {"n_calls": int(i % 5 != 0), "n_steps": int(i % 5 != 0), "n_turns": 1, "n_servers": 1},
+           "meta": {"slot": i}} for i in range(20)]
     return write_dataset(tmp_path_factory.mktemp("loader"), {"train": ex, "test": ex[:3]})
 
 
-def ids(batch: list[dict]) -> list[str]:
-    return [e["id"] for e in batch]
+def ids(batch: list[Example]) -> list[str]:
+    return [e.id for e in batch]
 
 
 def test_every_epoch_is_a_new_permutation(data: Path) -> None:
@@ -50,5 +54,15 @@ def test_state_resumes_exactly_and_view_and_kinds_apply(data: Path) -> None:
     again.set_state(state)
     assert [ids(next(again)) for _ in range(3)] == want
     batch = next(again)
-    assert all(e["kind"] == "conversation" and len(e["tools"]) == 2 for e in batch)
+    assert all(type(e) is Example and e.kind == "conversation" and len(e.tools) == 2 for e in batch)
     assert len(load_split(data, "test")) == 3 and len(load_split(data, "test", limit=2)) == 2
+    first = load_split(data, "test")[0]  # typed at the boundary, every field kept (meta in extras)
+    assert first.id == "x0" and first.extras == {"meta": {"slot": 0}} and first.to_dict()["meta"] == {"slot": 0}
+
+
+def test_a_malformed_record_fails_at_the_loader_naming_it(tmp_path: Path) -> None:
+    bad = {"id": "broken-1", "kind": "conversation", "servers": ["banking"], "seed": 0, "tools": [], "system": "",
+           "turns": [{"user": "u", "gold": [], "reply": "r"}]}  # no complexity
+    data = write_dataset(tmp_path, {"train": [bad]})
+    with pytest.raises(ValueError, match=r"Example 'broken-1': missing required field 'complexity'"):
+        load_split(data, "train")

@@ -7,10 +7,11 @@ import numpy as np
 import pytest
 
 from prove_jax.models import init_model, sequence_logprobs
+from prove_jax.records import Rollout
 from prove_jax.rl.losses import Denominators
 from prove_jax.rl.objectives import SFTObjective
 from prove_jax.rl.sft import gold_rows
-from tests.rl.rl_testlib import tiny_config
+from tests.rl.rl_testlib import crafted_rollout, tiny_config
 
 
 def test_sft_loss_is_the_nll_of_masked_targets_only() -> None:
@@ -31,8 +32,8 @@ def test_sft_loss_is_the_nll_of_masked_targets_only() -> None:
 
 
 def test_gold_rows_leave_out_failed_too_long_and_unfinished_transcripts() -> None:
-    def ro(n: int, failed: bool = False, finish: str = "done") -> dict:
-        return {"tokens": np.arange(n), "loss_mask": np.ones(n, bool), "failed": failed, "finish": finish}
+    def ro(n: int, failed: bool = False, finish: str = "done") -> Rollout:
+        return crafted_rollout(length=n, failed=failed, finish=finish)
 
     rows, dropped = gold_rows([ro(10), ro(50), ro(10, failed=True), ro(10, finish="token_cap"), ro(20)], 40)
     assert [len(r) for r in rows] == [10, 20]

@@ -22,6 +22,7 @@ from prove_jax.chat import ChatTokenizer
 from prove_jax.env import EpisodeConfig, MCPPool, ScriptedPolicy, run_episode
 from prove_jax.env.episode import ScriptedTurn
 from prove_jax.models import init_model
+from prove_jax.records import Example, Rollout
 from prove_jax.rewards import RewardConfig
 from prove_jax.rl.batch import Row, length_buckets, micro_batches, trim_row
 from prove_jax.rl.grpo import COUNTS, GRPOConfig, rollouts_to_rows
@@ -59,7 +60,7 @@ def runs(mask: np.ndarray) -> list[tuple[int, int]]:
 
 
 @pytest.fixture(scope="module")
-def rollouts(live: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Any], list[dict]]:
+def rollouts(live: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> tuple[Example, list[Rollout]]:
     tok: ChatTokenizer = lib.build_tokenizer(live, Path(tmp_path_factory.mktemp("tok")))
     tpl = lib.template()
     ex = lib.gold_examples(live)[2]  # one user turn: two parallel balance look-ups, then a reply
@@ -70,7 +71,7 @@ def rollouts(live: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> 
         return {"trim": FillTo(gold, 1, LONG, filler, end), "drop": FillTo(gold, 0, LONG, filler, end),
                 "gold": gold, "done": ScriptedPolicy([], tpl, tok)}[kind]
 
-    async def go() -> list[dict[str, Any]]:
+    async def go() -> list[Rollout]:
         async with MCPPool.from_spec(["banking"], "inprocess") as pool:
             return [await run_episode(ex, policy(k), pool, tpl, tok, UNCAPPED, sample_idx=i)
                     for i, k in enumerate(("trim", "drop", "gold", "done"))]
@@ -81,8 +82,8 @@ def rollouts(live: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> 
 def test_overlong_rollouts_are_trimmed_or_dropped_and_counted_then_batched(rollouts) -> None:
     ex, ros = rollouts
     trim, drop, gold, _ = ros
-    assert len(trim["tokens"]) == len(drop["tokens"]) == LONG > CAP
-    assert len(gold["tokens"]) < CAP and trim["calls"] and all(c["executed_ok"] for c in trim["calls"])
+    assert len(trim.tokens) == len(drop.tokens) == LONG > CAP
+    assert len(gold.tokens) < CAP and trim.calls and all(c.executed_ok for c in trim.calls)
     cfg = GRPOConfig(group_size=4, rows_per_micro=2)
     untrimmed, _ = rollouts_to_rows([ex], ros, RewardConfig(), cfg)
     with pytest.raises(ValueError, match="exceeds the largest bucket"):  # the crash this guards against
@@ -92,14 +93,14 @@ def test_overlong_rollouts_are_trimmed_or_dropped_and_counted_then_batched(rollo
     assert stats["rows_trimmed"] == 1 and stats["rows_dropped_long"] == 1 and stats["rows"] == 3 == len(rows)
     assert {"rows_trimmed", "rows_dropped_long"} <= set(COUNTS)  # summed over processes
     # the trimmed row ends right after the last assistant turn that fits: the call turn
-    (_, call_end), (filler_start, filler_end) = runs(trim["loss_mask"])
+    (_, call_end), (filler_start, filler_end) = runs(trim.loss_mask)
     assert filler_start < CAP < filler_end == LONG
     row = next(r for r in rows if len(r) == call_end)
-    np.testing.assert_array_equal(row.tokens, trim["tokens"][:call_end])
-    np.testing.assert_array_equal(row.loss_mask, trim["loss_mask"][:call_end])
-    np.testing.assert_array_equal(row.sample_logprobs, trim["sample_logprobs"][:call_end])
+    np.testing.assert_array_equal(row.tokens, trim.tokens[:call_end])
+    np.testing.assert_array_equal(row.loss_mask, trim.loss_mask[:call_end])
+    np.testing.assert_array_equal(row.sample_logprobs, trim.sample_logprobs[:call_end])
     assert row.loss_mask[-1] and row.advantage == untrimmed[0].advantage != 0.0
-    assert sorted(len(r) for r in rows) == sorted([call_end, len(gold["tokens"]), len(ros[3]["tokens"])])
+    assert sorted(len(r) for r in rows) == sorted([call_end, len(gold.tokens), len(ros[3].tokens)])
 
     mbs, plan = micro_batches(rows, cfg.rows_per_micro, length_buckets(CAP))
     assert plan.tokens == sum(r.target_tokens for r in rows) and plan.seqs == 3

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -27,6 +27,7 @@ from prove_jax.engine import SamplingConfig
 from prove_jax.env import EpisodeConfig, MCPPool, ScriptedPolicy, sample_seed
 from prove_jax.eval.config import EvalConfig
 from prove_jax.eval.indomain import YARDSTICK, evaluate
+from prove_jax.records import Example, Rollout
 from prove_jax.rewards import DEFAULT_WEIGHTS, PAPER_COMPONENTS, RewardConfig, score, variant
 from prove_jax.rl.advantages import ADVANTAGES
 from prove_jax.rl.grpo import GRPOConfig, GRPOContext, _Generator, rollouts_to_rows, step_seed
@@ -62,18 +63,20 @@ class ScriptedEngine:
 def world(live: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> SimpleNamespace:
     tok = lib.build_tokenizer(live, tmp_path_factory.mktemp("tok"))
     _, vehicle, balances = lib.gold_examples(live)
-    abstain = {**balances, "id": "abstain-joke", "kind": "abstention",
-               "turns": [{"user": "Tell me a joke about banks.", "gold": [], "reply": "I can only help with accounts."}]}
+    abstain = Example.from_dict({
+        **balances.to_dict(), "id": "abstain-joke", "kind": "abstention",
+        "turns": [{"user": "Tell me a joke about banks.", "gold": [], "reply": "I can only help with accounts."}],
+        "complexity": {"n_calls": 0, "n_steps": 0, "n_turns": 1, "n_servers": 1}})
     return SimpleNamespace(tpl=lib.template(), tok=tok, vehicle=vehicle, balances=balances, abstain=abstain)
 
 
-def gold_plus_junk(ex: Mapping[str, Any], tpl: ChatTemplate, tok: ChatTokenizer) -> ScriptedPolicy:
+def gold_plus_junk(ex: Example, tpl: ChatTemplate, tok: ChatTokenizer) -> ScriptedPolicy:
     """The gold calls of a one-step example, plus a call to a tool that exists nowhere, in one turn."""
-    (turn,) = ex["turns"]
-    calls = [{"name": c["name"], "arguments": c["arguments"]} for s in turn["gold"] for c in s["calls"]]
+    (turn,) = ex.turns
+    calls = [{"name": c.name, "arguments": c.arguments} for s in turn.gold for c in s.calls]
     calls.append({"name": "launch_rocket", "arguments": {}})
     return ScriptedPolicy([{"role": "assistant", "content": "", "tool_calls": calls},
-                           {"role": "assistant", "content": turn["reply"]}], tpl, tok)
+                           {"role": "assistant", "content": turn.reply}], tpl, tok)
 
 
 def saying_done(tpl: ChatTemplate, tok: ChatTokenizer) -> ScriptedPolicy:
@@ -87,16 +90,16 @@ def _context(w: SimpleNamespace, engine: ScriptedEngine, pool: MCPPool, reward: 
 
 
 def grpo_rollouts(w: SimpleNamespace, reward: RewardConfig, scripts: Sequence[Callable[[], ScriptedPolicy]],
-                  ex: Mapping[str, Any]) -> list[dict[str, Any]]:
+                  ex: Example) -> list[Rollout]:
     """GRPO's rollouts of step 0 (one group of ``ex``; sample ``k`` plays ``scripts[k]``)."""
     cfg = GRPOConfig(group_size=len(scripts), prompts_per_step=1)
     base = step_seed(0, 0)
-    by_seed = {sample_seed(base, str(ex["id"]), k): s for k, s in enumerate(scripts)}
+    by_seed = {sample_seed(base, ex.id, k): s for k, s in enumerate(scripts)}
 
-    async def go() -> list[dict[str, Any]]:
+    async def go() -> list[Rollout]:
         async with MCPPool.from_spec(["banking", "vehicle"], "inprocess") as pool:
             engine = ScriptedEngine(lambda seed: by_seed[seed]())
-            batch = await _Generator(_context(w, engine, pool, reward), cfg, seed=0)([dict(ex)], 0)
+            batch = await _Generator(_context(w, engine, pool, reward), cfg, seed=0)([ex], 0)
             return batch["rollouts"]
 
     return asyncio.run(go())
@@ -109,11 +112,11 @@ def test_grpo_trains_on_the_runs_reward(world: SimpleNamespace) -> None:
     scripts = [lambda: ScriptedPolicy.gold(ex, w.tpl, w.tok), lambda: gold_plus_junk(ex, w.tpl, w.tok),
                lambda: saying_done(w.tpl, w.tok)]
     ros = grpo_rollouts(w, RECALL, scripts, ex)
-    assert [len(r["calls"]) for r in ros] == [2, 3, 0] and not any(r["failed"] for r in ros)
+    assert [len(r.calls) for r in ros] == [2, 3, 0] and not any(r.failed for r in ros)
     cfg = GRPOConfig(group_size=3, prompts_per_step=1)
     recall_rows, recall_stats = rollouts_to_rows([ex], ros, RECALL, cfg)
     paper_rows, _ = rollouts_to_rows([ex], ros, YARDSTICK, cfg)
-    covs = np.array([score(ex, r["calls"])["cov"] for r in ros])
+    covs = np.array([score(ex, r.calls)["cov"] for r in ros])
     np.testing.assert_array_equal(covs, [1.0, 1.0, 0.0])
     np.testing.assert_allclose([r.advantage for r in recall_rows], ADVANTAGES.get("grpo")(covs), rtol=1e-12)
     assert recall_rows[0].advantage == recall_rows[1].advantage > recall_rows[2].advantage
@@ -125,10 +128,10 @@ def test_grpo_snapshots_end_states_only_for_the_state_term(world: SimpleNamespac
     w, ex = world, world.vehicle
     scripts = [lambda: ScriptedPolicy.gold(ex, w.tpl, w.tok), lambda: saying_done(w.tpl, w.tok)]
     paper = grpo_rollouts(w, RewardConfig(), scripts, ex)
-    assert [r["final_state"] for r in paper] == [None, None]  # nothing reads them: none taken
+    assert [r.final_state for r in paper] == [None, None]  # nothing reads them: none taken
     with_state = grpo_rollouts(w, variant("final_state"), scripts, ex)
-    assert all(set(r["final_state"] or ()) == {"vehicle"} for r in with_state)
-    assert with_state[0]["final_state"] != with_state[1]["final_state"]  # the gold drive changed the car
+    assert all(set(r.final_state or ()) == {"vehicle"} for r in with_state)
+    assert with_state[0].final_state != with_state[1].final_state  # the gold drive changed the car
 
 
 def run_eval(w: SimpleNamespace, reward: RewardConfig | None, cfg: EvalConfig) -> dict[str, Any]:

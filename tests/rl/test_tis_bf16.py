@@ -29,6 +29,7 @@ from prove_jax.config import LaunchConfig, load
 from prove_jax.engine import Engine, EngineConfig, Sampler, SamplingConfig
 from prove_jax.env import EpisodeConfig, MCPPool, run_rollouts
 from prove_jax.models import init_model
+from prove_jax.records import Rollout
 from prove_jax.rl.batch import Row, length_buckets, micro_batches
 from prove_jax.rl.losses import Denominators, LossConfig
 from prove_jax.rl.objectives import GRPOObjective
@@ -57,16 +58,16 @@ def bf16_rollouts(live: dict[str, Any], tmp_path_factory: pytest.TempPathFactory
     sampler = Sampler(model, ENGINE, stop_ids=sp.stop_ids, vocab_limit=sp.vocab_size)
     sampling = SamplingConfig(temperature=1.0, max_new_tokens=32)
 
-    async def go() -> list[dict[str, Any]]:
+    async def go() -> list[Rollout]:
         async with MCPPool.from_spec(lib.DOMAINS, "inprocess") as pool, \
                 Engine(sampler, ENGINE, sampling=sampling) as eng:
             return await run_rollouts(eng, pool, lib.domain_examples(live), tpl, tok, n_samples=2, seed=0,
                                       config=EpisodeConfig(max_tokens=MAX_LEN, max_assistant_turns=3))
 
     ros = asyncio.run(go())
-    assert not any(r["failed"] for r in ros)
+    assert not any(r.failed for r in ros)
     # advantages of both signs, so clipping on either side of the range is counted
-    rows = [Row(r["tokens"], r["loss_mask"], r["sample_logprobs"], (-1.0) ** i) for i, r in enumerate(ros)]
+    rows = [Row(r.tokens, r.loss_mask, r.sample_logprobs, (-1.0) ** i) for i, r in enumerate(ros)]
     return model, rows
 
 
