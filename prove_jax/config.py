@@ -24,6 +24,7 @@ from prove_jax.env.pool import EnvConfig, MCPPool
 from prove_jax.env.view import ToolView
 from prove_jax.eval.config import EvalConfig
 from prove_jax.model_record import ModelSpec
+from prove_jax.models.lora import LoraConfig
 from prove_jax.plan.config import PlanConfig
 from prove_jax.rewards.config import RewardConfig
 from prove_jax.rl.grpo import GRPOConfig
@@ -101,6 +102,7 @@ class LaunchConfig:
     view: ToolView = dataclasses.field(default_factory=ToolView)
     tokenizer: TokenizerConfig = dataclasses.field(default_factory=TokenizerConfig)
     model: ModelSpec = dataclasses.field(default_factory=lambda: ModelSpec(init=dict(TINY_INIT)))
+    lora: LoraConfig = dataclasses.field(default_factory=LoraConfig)  # rank 0: full fine-tuning
     # a run derives its transcript cap (max_tokens: null) and engine max_len (null) from the data
     episode: EpisodeConfig = dataclasses.field(default_factory=lambda: EpisodeConfig(max_tokens=None))
     engine: EngineConfig = dataclasses.field(default_factory=lambda: EngineConfig(slots=16, max_len=None))
@@ -143,6 +145,9 @@ def check(cfg: LaunchConfig) -> None:
         checked("model.init", FAMILY_CLASSES[cfg.model.family], dtype=cfg.model.dtype,
               param_dtype=cfg.model.param_dtype, remat=cfg.model.remat, **{**cfg.model.init, "vocab_size": 256})
     checked("model.attention_impl", check_attention_impl, cfg.model.attention_impl)
+    if cfg.lora.enabled:  # the library has LoRA (models/lora.py, rl/step.py); the stages do not use it yet
+        raise ConfigError("lora: LoRA runs are not wired into the pipeline yet (engine weight sync, "
+                          "checkpoints, export); set lora.rank=0 or use prove_jax.models.lora directly")
     checked("model.mesh", parse_mesh_spec, cfg.model.mesh)
     e = cfg.engine
     checked("engine.mesh", parse_mesh_spec, e.mesh)

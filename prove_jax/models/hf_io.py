@@ -211,6 +211,12 @@ def source_dir_of(model: Model) -> str | None:
     return _SOURCES.get(model)
 
 
+def inherit_source(model: Model, like: Model) -> None:
+    """``model`` (a transformed copy of ``like``, e.g. with LoRA) exports with ``like``'s side files."""
+    if (source := _SOURCES.get(like)) is not None:
+        _SOURCES[model] = source
+
+
 def _to_host(x: jax.Array) -> np.ndarray:
     """Gather one (possibly sharded, possibly multi-host) array to host memory."""
     if x.is_fully_addressable:
@@ -222,6 +228,10 @@ def _to_host(x: jax.Array) -> np.ndarray:
 
 def _tensor_specs(model: Model, out_dtype: np.dtype | None) -> list[TensorSpec]:
     cfg = model.config
+    extra = list(nnx.to_flat_state(nnx.state(model, nnx.Not(nnx.All(nnx.Param, nnx.Not(nnx.LoRAParam))))))
+    if extra:  # adapters or QLoRA codes would be dropped silently: export lora.merge_lora(model)
+        raise ValueError(f"save_hf: the model holds LoRA adapters or quantised weights ({_dotted(extra[0][0])}); "
+                         "export prove_jax.models.lora.merge_lora(model) (or save_peft for the adapters)")
     by_path = {_dotted(p): v for p, v in nnx.to_flat_state(nnx.state(model, nnx.Param))}
     rules = rules_for(cfg)
     head = [r for r in rules if not r.per_layer and r.jax == "embed_tokens"]

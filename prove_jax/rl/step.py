@@ -20,6 +20,12 @@ programs are SPMD over it, on several hosts every process calls them with its lo
 (``jax.make_array_from_process_local_data``). bf16 compute with f32 master weights is a model
 config (``dtype=bfloat16, param_dtype=float32``): weights are cast at use, gradients and the
 optimizer state stay f32.
+
+A model carrying LoRA adapters (:func:`prove_jax.models.lora.apply_lora`) trains only those: the
+train state's params are the adapters (``nnx.LoRAParam``), so gradients, the accumulator and
+AdamW's moments exist for adapter-shaped leaves only, and the frozen base travels in the programs'
+``ref_params`` slot. GRPO's KL reference is then that frozen base run without the adapters (the
+base graph over the very same arrays): no second copy of the weights.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from flax import nnx
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from prove_jax.models import Model
+from prove_jax.models.lora import has_adapters, without_adapters
 from prove_jax.models.sharding import logical_to_spec, param_sharding
 from prove_jax.rl.losses import Denominators
 
@@ -112,26 +119,41 @@ class Objective(Protocol):
 
 class StepStatic:
     """Graph definition + objective as one jit static argument, hashed once (as the engine's
-    ``_GraphKey``: hashing an NNX graphdef on every dispatch is slow)."""
+    ``_GraphKey``: hashing an NNX graphdef on every dispatch is slow). With LoRA, ``base`` is the
+    graph of the model without its adapters and ``reference`` whether the objective gets it."""
 
-    __slots__ = ("_hash", "graphdef", "objective")
+    __slots__ = ("_hash", "base", "graphdef", "objective", "reference")
 
-    def __init__(self, graphdef: nnx.GraphDef, objective: Objective) -> None:
-        self.graphdef, self.objective = graphdef, objective
-        self._hash = hash((graphdef, objective))
+    def __init__(self, graphdef: nnx.GraphDef, objective: Objective, base: nnx.GraphDef | None = None,
+                 reference: bool = False) -> None:
+        self.graphdef, self.objective, self.base, self.reference = graphdef, objective, base, reference
+        self._hash = hash((graphdef, objective, base, reference))
+
+    def _key(self) -> tuple[Any, ...]:
+        return self.graphdef, self.objective, self.base, self.reference
 
     def __hash__(self) -> int:
         return self._hash
 
     def __eq__(self, other: object) -> bool:
         return self is other or (isinstance(other, StepStatic) and self._hash == other._hash
-                                 and self.graphdef == other.graphdef and self.objective == other.objective)
+                                 and self._key() == other._key())
+
+
+def bind(static: StepStatic, params: Any, ref_params: Any) -> tuple[Model, Model | None]:
+    """The models the objective sees. Full fine-tuning: ``params``, and ``ref_params`` (the frozen
+    copy, or None) as the reference. LoRA (``static.base`` set): ``params`` are the adapters and
+    ``ref_params`` the frozen base under them; the reference, when asked for, is the base graph
+    over those same arrays (adapters absent)."""
+    if static.base is None:
+        return nnx.merge(static.graphdef, params), None if ref_params is None else nnx.merge(static.graphdef, ref_params)
+    ref = nnx.merge(static.base, ref_params) if static.reference else None
+    return nnx.merge(static.graphdef, params, ref_params), ref
 
 
 def _accumulate(static: StepStatic, params: Any, ref_params: Any, acc: Any, batch: Batch, den: Denominators) -> Any:
     def loss_fn(p: Any) -> tuple[jax.Array, dict[str, jax.Array]]:
-        model = nnx.merge(static.graphdef, p)
-        ref = None if ref_params is None else nnx.merge(static.graphdef, ref_params)
+        model, ref = bind(static, p, ref_params)
         return static.objective(model, ref, batch, den)
 
     (_, metrics), grads = jax.value_and_grad(loss_fn, has_aux=True)(params)
@@ -228,7 +250,9 @@ class Trainer:
     exists only when beta > 0), stored in ``reference_dtype`` (default: the model's compute
     dtype, see :func:`ref_storage_dtype`). ``trainer.step(micro_batches, den)`` returns the step's
     metrics (host floats); ``trainer.params`` are the current params (a fresh buffer after every
-    step: the previous ones were donated).
+    step: the previous ones were donated). For a model with LoRA adapters ``trainer.params`` are
+    the adapters, ``ref_params`` the frozen base, ``trainer.model()`` the adapted model, and the
+    reference (``reference=True``) is the base itself (``reference_dtype`` does not apply).
     """
 
     def __init__(self, model: Model, optim: OptimConfig, objective: Objective, *, reference: bool = False,
@@ -236,12 +260,18 @@ class Trainer:
         self.model_config = model.config
         self.mesh: Mesh | None = model.mesh
         self.rules = model.config.sharding_rules
-        graphdef, params = nnx.split(model)
-        non_params = [p for p, v in nnx.to_flat_state(params) if not isinstance(v, nnx.Param)]
-        if non_params:
-            raise ValueError(f"the trainer expects a model of Params only, found {non_params[:4]}")
+        self.lora = has_adapters(model)
+        if self.lora:  # train the adapters; the rest (maybe QLoRA codes) is frozen
+            graphdef, params, frozen = nnx.split(model, nnx.LoRAParam, ...)
+            base = nnx.graphdef(without_adapters(model))
+        else:
+            graphdef, params = nnx.split(model)
+            non_params = [p for p, v in nnx.to_flat_state(params) if not isinstance(v, nnx.Param)]
+            if non_params:
+                raise ValueError(f"the trainer expects a model of Params only, found {non_params[:4]}")
+            base = None
         self.graphdef = graphdef
-        self.static = StepStatic(graphdef, objective)
+        self.static = StepStatic(graphdef, objective, base, reference and base is not None)
         self.optim = optim
         self.tx = make_optimizer(optim)
         self.schedule = learning_rate(optim)
@@ -254,7 +284,9 @@ class Trainer:
         zero = jax.device_put(jnp.int32(0), replicated)
         self.state = TrainState(params, opt_state, zero, jax.device_put(jnp.int32(0), replicated))
         self.ref_params = None
-        if reference:
+        if self.lora:
+            self.ref_params = frozen
+        elif reference:
             ref_dt = ref_storage_dtype(model.config.dtype, reference_dtype)
             self.ref_params = jax.tree.map(lambda x: jnp.copy(x).astype(ref_dt), params)
         programs = train_programs(self.tx, self.schedule, self.param_shardings, self.state_shardings, replicated,
@@ -293,9 +325,8 @@ class Trainer:
     # ---- the step -----------------------------------------------------------------------------
     def _metric_names(self, first: dict[str, jax.Array], den: Denominators) -> tuple[str, ...]:
         if self.metric_names is None:
-            shapes = jax.eval_shape(lambda p, b, d: self.static.objective(
-                nnx.merge(self.graphdef, p), None if self.ref_params is None else nnx.merge(self.graphdef, p), b, d
-            )[1], self.state.params, first, den)
+            shapes = jax.eval_shape(lambda p, r, b, d: self.static.objective(*bind(self.static, p, r), b, d)[1],
+                                    self.state.params, self.ref_params, first, den)
             self.metric_names = tuple(sorted(shapes))
         return self.metric_names
 
@@ -321,8 +352,8 @@ class Trainer:
         return self.state.params
 
     def model(self) -> Model:
-        """A model view over the current params (no copy)."""
-        return nnx.merge(self.graphdef, self.state.params)
+        """A model view over the current params (no copy); with LoRA, the adapted model."""
+        return bind(self.static, self.state.params, self.ref_params)[0]
 
     def compiled_programs(self) -> int:
         """Programs this trainer has needed so far: one accumulate program per distinct
