@@ -156,11 +156,13 @@ def step_flops(n_matmul: int, cfg: Any, rows: int, seq: int) -> float:
     return 6.0 * n_matmul * tokens + attention
 
 
-def bench_update(shape: Shape, layers: int) -> dict[str, float]:
-    """Optimizer steps over ``shape.micro_batches`` random micro-batches; median seconds per step."""
+def bench_update(shape: Shape, layers: int, mode: str = "full") -> dict[str, float]:
+    """Optimizer steps over ``shape.micro_batches`` random micro-batches; median seconds per step.
+    ``mode`` ``lora`` / ``qlora_nf4``: rank-16 adapters on every projection (over an NF4 base)."""
     from flax import nnx
 
     from prove_jax.models import Qwen3Config, init_model
+    from prove_jax.models.lora import LoraConfig, apply_lora
     from prove_jax.rl.objectives import SFTObjective
     from prove_jax.rl.step import OptimConfig, Trainer
 
@@ -168,6 +170,8 @@ def bench_update(shape: Shape, layers: int) -> dict[str, float]:
                       remat="full", scan_layers=True, max_position_embeddings=max(32768, shape.seq))
     model = init_model(cfg, seed=0)
     n_matmul = matmul_params(nnx.state(model), cfg)
+    if mode != "full":
+        model = apply_lora(model, LoraConfig(rank=16, alpha=32.0, quant="nf4" if mode == "qlora_nf4" else None))
     trainer = Trainer(model, OptimConfig(lr=1e-6, schedule="constant"), SFTObjective())
     del model
     rng = np.random.default_rng(0)
@@ -191,7 +195,7 @@ def bench_update(shape: Shape, layers: int) -> dict[str, float]:
     step_s = statistics.median(times)
     tokens = shape.rows * shape.seq * shape.micro_batches
     flops = shape.micro_batches * step_flops(n_matmul, cfg, shape.rows, shape.seq)
-    print(f"INFO update: {layers} layers, {n_matmul / 1e9:.3f} B matmul params, {shape.micro_batches} micro-batches "
+    print(f"INFO update ({mode}): {layers} layers, {n_matmul / 1e9:.3f} B matmul params, {shape.micro_batches} micro-batches "
           f"of {shape.rows} x {shape.seq}, {tokens} tokens/step; first step {compile_s:.1f} s; steps "
           f"{[round(t, 3) for t in times]} s (median {step_s:.3f}); {tokens / step_s:.0f} tok/s, "
           f"{flops / step_s / 1e12:.1f} model TFLOP/s; loss {metrics['loss']:.3f}; {memory_note()}", flush=True)
@@ -206,11 +210,11 @@ def _out_of_memory(exc: BaseException) -> bool:
     return "RESOURCE_EXHAUSTED" in text or "out of memory" in text.lower()
 
 
-def bench_update_fitting(shape: Shape, layers: int) -> tuple[dict[str, float], int]:
+def bench_update_fitting(shape: Shape, layers: int, mode: str = "full") -> tuple[dict[str, float], int]:
     """``bench_update``, retried with fewer layers while the device runs out of memory."""
     while True:
         try:
-            return bench_update(shape, layers), layers
+            return bench_update(shape, layers, mode), layers
         except Exception as exc:  # XlaRuntimeError's type moves between jax versions
             if not _out_of_memory(exc) or layers <= 4:
                 raise
@@ -336,6 +340,9 @@ def main() -> None:
     ap.add_argument("--decode-rounds", type=int, default=2, help="timed short/long decode pairs")
     ap.add_argument("--grpo-rows", type=int, default=256, help="rows of one GRPO batch (16 prompts x 16)")
     ap.add_argument("--grpo-tokens", type=int, default=6000, help="typical tokens per GRPO transcript")
+    ap.add_argument("--update-mode", default="full", choices=["full", "lora", "qlora_nf4"],
+                    help="full fine-tuning (the MFU figure) or rank-16 LoRA on every projection, over an "
+                         "f32 or NF4 base (tokens/s and peak memory; MFU is not defined for it)")
     ap.add_argument("--skip-update", action="store_true")
     ap.add_argument("--skip-decode", action="store_true")
     ap.add_argument("--skip-plan", action="store_true")
@@ -363,8 +370,14 @@ def main() -> None:
     try:
         if not args.skip_update:
             layers = args.layers or shape.model["num_layers"]
-            upd, used = bench_update_fitting(shape, layers)
+            upd, used = bench_update_fitting(shape, layers, args.update_mode)
             layer_tag = "" if used == shape.model["num_layers"] else f"-{used}of{shape.model['num_layers']}layers"
+        if not args.skip_update and args.update_mode != "full":
+            peak = (jax.devices()[0].memory_stats() or {}).get("peak_bytes_in_use", 0) / 2**30
+            figures.append((f"update_tokens_per_s_qwen3_4b_{args.update_mode}", upd["tokens_per_s"],
+                            f"tok/s{layer_tag}{tag}", "none"))
+            figures.append((f"update_peak_gib_qwen3_4b_{args.update_mode}", peak, f"GiB{layer_tag}{tag}", "none"))
+        elif not args.skip_update:
             mfu = upd["flops_per_s"] / (args.peak_tflops * 1e12)
             grpo_tokens = args.grpo_rows * args.grpo_tokens
             update_s = grpo_tokens / upd["tokens_per_s"]
