@@ -47,8 +47,10 @@ from prove_jax.model_record import (
     read_record,
     write_record,
 )
-from prove_jax.models import Model, ModelConfig, abstract_model, load_hf, make_mesh, state_shardings
+from prove_jax.models import Model, ModelConfig, abstract_model, load_hf, make_mesh, save_hf, state_shardings
 
+BASE_SUBDIR = "base"
+"""Where a LoRA checkpoint directory keeps its frozen base (an HF directory with its model.json)."""
 STAGES_NEWEST_FIRST = ("grpo", "sft")
 """When a run directory is given, the stage whose checkpoint is loaded (the last one trained)."""
 
@@ -165,9 +167,21 @@ class Checkpointer:
         out = self.manager.restore(step, args=ocp.args.Composite(meta=ocp.args.JsonRestore()))
         return dict(out["meta"])
 
-    def describe(self, record: ModelRecord, tokenizer_dir: str | Path) -> ModelRecord:
+    def describe(self, record: ModelRecord, tokenizer_dir: str | Path, *, base: Model | None = None) -> ModelRecord:
         """Write ``model.json`` and a copy of ``tokenizer_dir``'s files beside the steps, so the
-        directory loads (:func:`load_model`) without the launch config or the original HF dir."""
+        directory loads (:func:`load_model`) without the launch config or the original HF dir.
+
+        LoRA (``record.lora``): the steps hold only the adapters, so the frozen ``base`` (a plain
+        model: before any QLoRA quantisation) is written once, as an HF directory ``base/`` beside
+        them (kept when a resumed stage finds it complete); ``model.json`` names it."""
+        if record.lora is not None:
+            if base is None:
+                raise ValueError("a LoRA checkpoint needs its frozen base (describe(..., base=model))")
+            target = self.directory / BASE_SUBDIR
+            if read_record(target) is None:  # model.json is written last: its presence means complete
+                save_hf(base, target, source_dir=tokenizer_dir)
+                write_record(target, dataclasses.replace(record, lora=None, base_dir=""))
+            record = dataclasses.replace(record, base_dir=BASE_SUBDIR)
         return write_record(self.directory, record, copy_tokenizer_from=tokenizer_dir)
 
     def wait(self) -> None:
@@ -191,6 +205,25 @@ def restore_model(config: ModelConfig, ckpt: Checkpointer, step: int, mesh: Mesh
     shardings = state_shardings(abstract_state, mesh, config.sharding_rules)
     like = jax.tree.map(lambda a, s: jax.ShapeDtypeStruct(a.shape, a.dtype, sharding=s), abstract_state, shardings)
     return nnx.merge(graphdef, ckpt.restore_params(like, step))
+
+
+def restore_adapted(config: ModelConfig, record: ModelRecord, ckpt: Checkpointer, step: int,
+                    mesh: Mesh | None) -> Model:
+    """A LoRA checkpoint's model: its frozen base (``record.base_dir``, loaded into ``config``'s
+    runtime options and sharded on ``mesh``), the record's adapters applied (and QLoRA's
+    quantisation redone: deterministic, so the base is the one training saw), then the
+    checkpoint's adapter params restored into their shardings."""
+    from prove_jax.models.lora import apply_lora
+
+    assert record.lora is not None
+    base_dir = ckpt.directory / record.base_dir
+    if read_record(base_dir) is None:
+        raise SystemExit(f"{ckpt.directory}: LoRA checkpoint without its base at {base_dir}")
+    base = load_hf(base_dir, mesh, dtype=config.dtype, param_dtype=config.param_dtype, remat=config.remat,
+                   scan_layers=config.scan_layers, attention_impl=config.attention_impl)
+    _check_shapes(config, base.config, base_dir)
+    graphdef, adapters, frozen = nnx.split(apply_lora(base, record.lora), nnx.LoRAParam, ...)
+    return nnx.merge(graphdef, ckpt.restore_params(adapters, step), frozen)
 
 
 def _has_checkpoint(directory: Path) -> bool:
@@ -313,8 +346,11 @@ def load_checkpoint(path: str | Path, *, step: int | None = None, mesh: str | No
             tokenizer, tokenizer_dir = open_tokenizer(ckpt_dir, record)
         if config is not None:
             _check_shapes(config, record.config, ckpt_dir)
-        model = restore_model(config or record.config, ckpt, chosen,
-                              _mesh(record.train_mesh if mesh is None else mesh))
+        target_mesh = _mesh(record.train_mesh if mesh is None else mesh)
+        if record.lora is not None:
+            model = restore_adapted(config or record.config, record, ckpt, chosen, target_mesh)
+        else:
+            model = restore_model(config or record.config, ckpt, chosen, target_mesh)
     finally:
         ckpt.close()
     return LoadedModel(model, record, tokenizer, tokenizer_dir, ckpt_dir, chosen, legacy)

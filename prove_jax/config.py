@@ -64,6 +64,7 @@ class TokenizerConfig:
 class ExportConfig:
     dir: str = ""  # default <out_dir>/hf
     dtype: str = ""  # stored weight dtype (default: the params' own)
+    peft_dir: str = ""  # a LoRA run's adapters as a PEFT directory (default <out_dir>/hf_peft); hf/ is merged
 
 
 @dataclasses.dataclass
@@ -145,9 +146,6 @@ def check(cfg: LaunchConfig) -> None:
         checked("model.init", FAMILY_CLASSES[cfg.model.family], dtype=cfg.model.dtype,
               param_dtype=cfg.model.param_dtype, remat=cfg.model.remat, **{**cfg.model.init, "vocab_size": 256})
     checked("model.attention_impl", check_attention_impl, cfg.model.attention_impl)
-    if cfg.lora.enabled:  # the library has LoRA (models/lora.py, rl/step.py); the stages do not use it yet
-        raise ConfigError("lora: LoRA runs are not wired into the pipeline yet (engine weight sync, "
-                          "checkpoints, export); set lora.rank=0 or use prove_jax.models.lora directly")
     checked("model.mesh", parse_mesh_spec, cfg.model.mesh)
     e = cfg.engine
     checked("engine.mesh", parse_mesh_spec, e.mesh)

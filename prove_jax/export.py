@@ -1,4 +1,4 @@
-"""``python -m prove_jax.export --checkpoint DIR --out HF_DIR [--step N] [--dtype bfloat16]``.
+"""``python -m prove_jax.export --checkpoint DIR --out HF_DIR [--step N] [--dtype bfloat16] [--peft DIR]``.
 
 Turns a training stage's Orbax checkpoint into a transformers-loadable directory (safetensors,
 config.json, the run's tokenizer files). ``DIR`` may be the stage's ``checkpoints/`` directory,
@@ -32,14 +32,27 @@ import jax
 from prove_jax.checkpoint import STAGES_NEWEST_FIRST, load_checkpoint, resolve_checkpoint_dir
 from prove_jax.model_record import ModelRecord, write_record
 from prove_jax.models import Model, save_hf
+from prove_jax.models.lora import has_adapters, merge_lora, save_peft
 
 __all__ = ["STAGES_NEWEST_FIRST", "export_checkpoint", "export_model", "main", "resolve_checkpoint_dir"]
 
 
 def export_model(model: Model, record: ModelRecord, out: str | Path, *, source_dir: str | Path,
-                 dtype: str | None = None) -> Path:
+                 dtype: str | None = None, peft_dir: str | Path | None = None, base_dir: str | Path = "") -> Path:
     """``save_hf`` of ``model`` (side files copied from ``source_dir``) plus its ``model.json``:
-    the config as stored (``param_dtype`` = the written dtype), chat family and special ids."""
+    the config as stored (``param_dtype`` = the written dtype), chat family and special ids.
+
+    A model carrying LoRA adapters is written merged (``W + (alpha/r) B A``, a QLoRA base
+    dequantised: a plain HF model, served and loaded like any other); ``peft_dir`` also writes
+    the adapters alone as a PEFT directory whose ``base_model_name_or_path`` is ``base_dir`` (the
+    HF directory of the base they were trained on)."""
+    if has_adapters(model):
+        if peft_dir:
+            save_peft(model, peft_dir, base_model_name_or_path=str(base_dir))
+        model = merge_lora(model)
+    elif peft_dir:
+        raise SystemExit(f"--peft {peft_dir}: the model carries no LoRA adapters")
+    record = dataclasses.replace(record, lora=None, base_dir="")  # an HF directory is a plain model
     out = Path(save_hf(model, out, source_dir=source_dir, dtype=dtype or None))
     config = record.config.replace(param_dtype=dtype) if dtype else record.config
     write_record(out, dataclasses.replace(record, config=config))
@@ -47,15 +60,18 @@ def export_model(model: Model, record: ModelRecord, out: str | Path, *, source_d
 
 
 def export_checkpoint(checkpoint: str | Path, out: str | Path, *, step: int | None = None,
-                      dtype: str | None = None, mesh: str | None = None) -> Path:
+                      dtype: str | None = None, mesh: str | None = None, peft_dir: str | Path | None = None) -> Path:
     """Write checkpoint ``step`` (default: the newest) of ``checkpoint`` as an HF directory at ``out``.
 
     ``dtype`` sets the stored weight dtype (default: the params' own); ``mesh`` overrides the
     training mesh the params are restored onto (``""``: one device), for exporting on a machine
-    with a different device count. Returns ``out``.
+    with a different device count. A LoRA checkpoint exports merged, and with ``peft_dir`` its
+    adapters as well (their base: the checkpoint's ``base/``). Returns ``out``.
     """
     loaded = load_checkpoint(checkpoint, step=step, mesh=mesh)  # SystemExit naming what is wrong
-    return export_model(loaded.model, loaded.record, out, source_dir=loaded.tokenizer_dir, dtype=dtype)
+    base = loaded.directory / loaded.record.base_dir if loaded.record.lora else ""
+    return export_model(loaded.model, loaded.record, out, source_dir=loaded.tokenizer_dir, dtype=dtype,
+                        peft_dir=peft_dir, base_dir=base)
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -67,8 +83,11 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--dtype", default=None, help="stored weight dtype, e.g. bfloat16 (default: the params')")
     parser.add_argument("--mesh", default=None,
                         help="mesh to restore onto, e.g. 'fsdp=4' or '' for one device (default: the training mesh)")
+    parser.add_argument("--peft", default=None,
+                        help="a LoRA checkpoint: also write its adapters as a PEFT directory here")
     args = parser.parse_args(argv)
-    out = export_checkpoint(args.checkpoint, args.out, step=args.step, dtype=args.dtype, mesh=args.mesh)
+    out = export_checkpoint(args.checkpoint, args.out, step=args.step, dtype=args.dtype, mesh=args.mesh,
+                            peft_dir=args.peft)
     if jax.process_index() == 0:
         print(f"exported {args.checkpoint} -> {out}")
     return out

@@ -34,6 +34,7 @@ import jax
 from prove_jax.chat import ChatTemplate, ChatTokenizer, SpecialIds, detect_family, get_template, special_ids
 from prove_jax.io_util import read_json, write_json
 from prove_jax.models.config import FAMILY_CLASSES, ModelConfig, model_family
+from prove_jax.models.lora import LoraConfig
 
 RECORD_FILE = "model.json"
 TOKENIZER_SUBDIR = "tokenizer"
@@ -82,6 +83,12 @@ def config_from_json(data: Mapping[str, Any]) -> ModelConfig:
     return FAMILY_CLASSES[family](**fields)
 
 
+def lora_to_json(cfg: LoraConfig) -> dict[str, Any]:
+    out = dataclasses.asdict(cfg)
+    out["targets"] = cfg.targets if isinstance(cfg.targets, str) else list(cfg.targets)
+    return out
+
+
 # ---- the record --------------------------------------------------------------------------------------
 @dataclasses.dataclass(frozen=True)
 class ModelRecord:
@@ -99,6 +106,12 @@ class ModelRecord:
     tokenizer_dir: str = "."
     """The tokenizer files' folder, relative to the directory holding ``model.json``."""
     tokenizer_files: tuple[str, ...] = ()
+    lora: LoraConfig | None = None
+    """A checkpoint of LoRA training: the adapters' settings. Its params are the adapters; the
+    frozen base they sit on is the HF directory ``base_dir`` (before any QLoRA quantisation,
+    which is deterministic and redone on load)."""
+    base_dir: str = ""
+    """With ``lora``: the base's HF directory, relative to the directory holding ``model.json``."""
 
     def template(self, *, enable_thinking: bool = False) -> ChatTemplate:
         """The chat template (thinking off, as in training, unless asked)."""
@@ -108,7 +121,8 @@ class ModelRecord:
         return {"format": RECORD_FORMAT, "model": config_to_json(self.config), "chat_family": self.chat_family,
                 "special_ids": {**dataclasses.asdict(self.special), "stop_ids": list(self.special.stop_ids)},
                 "train_mesh": self.train_mesh, "origin": self.origin, "tokenizer_dir": self.tokenizer_dir,
-                "tokenizer_files": list(self.tokenizer_files)}
+                "tokenizer_files": list(self.tokenizer_files),
+                **({"lora": lora_to_json(self.lora), "base_dir": self.base_dir} if self.lora else {})}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> ModelRecord:
@@ -120,8 +134,12 @@ class ModelRecord:
             return cls(config=config_from_json(data["model"]), chat_family=str(data["chat_family"]), special=special,
                        train_mesh=str(data.get("train_mesh", "")), origin=str(data.get("origin", "")),
                        tokenizer_dir=str(data.get("tokenizer_dir", ".")),
-                       tokenizer_files=tuple(data.get("tokenizer_files", ())))
-        except (KeyError, TypeError) as exc:
+                       tokenizer_files=tuple(data.get("tokenizer_files", ())),
+                       lora=LoraConfig(**data["lora"]) if data.get("lora") else None,
+                       base_dir=str(data.get("base_dir", "")))
+        except ModelRecordError:
+            raise
+        except (KeyError, TypeError, ValueError) as exc:
             raise ModelRecordError(f"{RECORD_FILE} is incomplete: {exc!r}") from None
 
 

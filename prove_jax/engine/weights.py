@@ -147,15 +147,23 @@ def cast_leaves(dtype: Any, sources: tuple[Source, ...], leaves: list[jax.Array]
 
 
 def transfer_program(dtype: Any, sources: tuple[Source, ...], src: Sequence[Sharding],
-                     targets: Sequence[Sharding]) -> tuple[Any, bool]:
+                     targets: Sequence[Sharding], merge: Any = None) -> tuple[Any, bool]:
     """The jitted trainer -> engine program and whether it is the whole transfer. jit needs one
     device order for all of a program's shardings: when the trainer's and the targets' orders
     agree, one program casts and lays out; otherwise it casts where the params are and the caller
-    reshards with ``jax.device_put`` (the planner compiles exactly this program)."""
+    reshards with ``jax.device_put`` (the planner compiles exactly this program). ``merge`` (LoRA):
+    a function from the program's input leaves to the plain model's param leaves, traced into the
+    same program (``src`` are then the plain params' shardings)."""
     cast = partial(cast_leaves, jnp.dtype(dtype), sources)
+    if merge is not None:
+        cast = partial(_merge_then_cast, cast, merge)
     if all(_device_order(t) == _device_order(src[0]) for t in [*src, *targets]):
         return jax.jit(cast, out_shardings=list(targets)), True
     return jax.jit(cast, out_shardings=[src[j] if layer is None else _drop_layers(src[j]) for j, layer in sources]), False
+
+
+def _merge_then_cast(cast: Any, merge: Any, leaves: list[jax.Array]) -> list[jax.Array]:
+    return cast(merge(leaves))
 
 
 class WeightSync:
@@ -168,14 +176,27 @@ class WeightSync:
     dtypes and shardings never change, so neither this program nor the engine's recompile.
     """
 
-    def __init__(self, config: ModelConfig, params: Any, *, dtype: Any = None, mesh: MeshSpec = None) -> None:
+    def __init__(self, config: ModelConfig, params: Any, *, dtype: Any = None, mesh: MeshSpec = None,
+                 merge: Any = None) -> None:
         """``config``/``params``: the trainer's model config and params (arrays or
         ShapeDtypeStructs with shardings). ``dtype``: the engine's weight dtype (default: the
         trainer's). ``mesh``: the engine's mesh spec (default: the trainer's mesh in one process;
-        its axis sizes fitted to the local devices on several)."""
+        its axis sizes fitted to the local devices on several). ``merge`` (LoRA): ``params`` are
+        then whatever the trainer holds (adapters and frozen base) and ``merge(params)`` the plain
+        model's params; the merge runs inside the transfer program, so the engine gets merged
+        weights in its dtype with no full-precision merged copy in between (never zero-copy)."""
         leaves, self.treedef = jax.tree.flatten(params)
         src = [x.sharding for x in leaves]
         trainer_mesh = _mesh_of(src)
+        merge_leaves = None
+        if merge is not None:
+            plain = nnx.split(abstract_model(config, trainer_mesh))[1]
+            if jax.tree.structure(jax.eval_shape(merge, params)) != jax.tree.structure(plain):
+                raise ValueError("weight sync: merge(params) does not have the plain model's structure")
+            treedef = self.treedef
+            merge_leaves = lambda xs: jax.tree.leaves(merge(jax.tree.unflatten(treedef, xs)))  # noqa: E731
+            src = jax.tree.leaves(state_shardings(plain, trainer_mesh, config.sharding_rules))
+            params = plain
         self.dtype = jnp.dtype(dtype if dtype is not None else config.param_dtype)
         self.config = decode_config(config, self.dtype)  # what the engine's programs see
         self.processes = jax.process_count()
@@ -197,13 +218,15 @@ class WeightSync:
         self.shardings: list[Sharding] = jax.tree.leaves(state_shardings(abstract, self.mesh,
                                                                          self.config.sharding_rules))
         self.shapes = [tuple(x.shape) for x in jax.tree.leaves(abstract)]
-        identity = self.sources == tuple((i, None) for i in range(len(leaves)))
+        identity = merge is None and self.sources == tuple((i, None) for i in range(len(leaves)))
         self.zero_copy = identity and self.processes == 1 and self.dtype == jnp.dtype(config.param_dtype) and all(
             d.is_equivalent_to(s, len(shape)) for d, s, shape in zip(self.shardings, src, self.shapes, strict=True))
         per_replica = sum(math.prod(s) for s in self.shapes) * self.dtype.itemsize
         self.bytes = 0 if self.zero_copy else per_replica
         self.targets = self._global_targets() if self.processes > 1 else self.shardings
-        self._program, self.one_program = transfer_program(self.dtype, self.sources, src, self.targets)
+        self._program, self.one_program = transfer_program(self.dtype, self.sources, src, self.targets,
+                                                           merge_leaves)
+        self.merges = merge is not None
         if not self.one_program:
             log.warning("weight sync: the trainer mesh orders devices differently from the engine target; "
                         "casting on the trainer mesh, then resharding with jax.device_put")
@@ -259,6 +282,8 @@ class WeightSync:
     def describe(self) -> dict[str, Any]:
         """What the sync does, for logs and summaries."""
         mode = "zero-copy" if self.zero_copy else "one program" if self.one_program else "cast + device_put"
+        if self.merges:
+            mode = f"LoRA merge + {mode}"
         return {"mode": mode, "dtype": self.dtype.name, "bytes": self.bytes, "processes": self.processes,
                 "engine_mesh": None if self.mesh is None else dict(self.mesh.shape)}
 

@@ -38,6 +38,7 @@ from prove_jax.env import EpisodeConfig, MCPPool
 from prove_jax.model_record import ModelRecord, ModelSpec, default_chat_family, describe
 from prove_jax.models import Model, init_model, load_hf, make_mesh
 from prove_jax.models.config import ModelConfig
+from prove_jax.models.lora import apply_lora, has_adapters, merge_lora
 
 if TYPE_CHECKING:
     from prove_jax.rl.caps import CapsPolicy, TranscriptCaps
@@ -102,11 +103,22 @@ class Run:
                            scan_layers=m.scan_layers, attention_impl=m.attention_impl)
         return init_model(self.model_config(), seed=m.seed, mesh=self.mesh)
 
+    def trained_model(self, start: Model) -> Model:
+        """What a training stage optimises from ``start``: ``start`` itself, or with ``lora`` on,
+        fresh adapters over it (``start`` is then the frozen base, QLoRA-quantised if asked).
+        A start that carries adapters (a LoRA SFT checkpoint) is merged first, so the next stage's
+        base, and GRPO's reference, is the policy that stage ended with."""
+        if has_adapters(start):
+            start = merge_lora(start)
+        return apply_lora(start, self.cfg.lora) if self.cfg.lora.enabled else start
+
     def model_record(self, model: Model) -> ModelRecord:
-        """What a stage's checkpoints say about ``model`` (``model.json``): its config, this run's
-        chat template and special ids, the training mesh and where the weights started."""
-        return describe(model.config, self.template, self.tokenizer, train_mesh=self.cfg.model.mesh,
-                        origin=self.spec.origin)
+        """What a stage's checkpoints say about ``model`` (``model.json``, the plain model: a
+        LoRA stage's base): its config, this run's chat template and special ids, the training
+        mesh, where the weights started and, with ``lora`` on, the adapters' settings."""
+        record = describe(model.config, self.template, self.tokenizer, train_mesh=self.cfg.model.mesh,
+                          origin=self.spec.origin)
+        return dataclasses.replace(record, lora=self.cfg.lora) if self.cfg.lora.enabled else record
 
     def engine_model(self, trainer: Any) -> tuple[Model, WeightSync | None]:
         """The model the rollout engine decodes with, and the sync that brings it new weights.
@@ -117,13 +129,17 @@ class Run:
         :class:`~prove_jax.engine.weights.WeightSync`: one on-device cast + reshard per update.
         Several processes: every process runs its own engine (its own episodes and schedule) on
         its local devices, each with a whole engine-dtype copy gathered by device collectives.
+
+        With LoRA the engine always gets merged weights (``W + (alpha/r) B A`` in its dtype, a
+        QLoRA base dequantised), made inside the sync's one program: a decode step then reads
+        plain dense weights instead of adding rank-r products (and dequantising) at every token.
         """
         eng = self.cfg.engine
-        sync = WeightSync(trainer.model_config, trainer.params, dtype=self.engine_param_dtype,
-                          mesh=eng.mesh or self.cfg.model.mesh or None)
+        sync = WeightSync(trainer.model_config, trainer.sync_source, dtype=self.engine_param_dtype,
+                          mesh=eng.mesh or self.cfg.model.mesh or None, merge=trainer.merge_fn())
         if sync.zero_copy:
             return trainer.model(), None
-        return sync.engine_model(trainer.params), sync
+        return sync.engine_model(trainer.sync_source), sync
 
     def eval_sync(self, model: Model) -> WeightSync | None:
         """The eval's engine weights for ``model``, as the rollouts' engine holds them (its dtype,

@@ -17,6 +17,8 @@ import jax
 
 from prove_jax.checkpoint import load_checkpoint
 from prove_jax.io_util import read_json, write_json
+from prove_jax.model_record import read_record
+from prove_jax.models.lora import has_adapters, merge_lora
 from prove_jax.pipeline.context import Run
 from prove_jax.records import Rollout
 from prove_jax.rl.loop import StageRunner
@@ -115,11 +117,11 @@ def sft(run: Run) -> dict[str, Any]:
     caps = run.caps(completed_lengths(ros))
     rows, dropped = gold_rows(ros, caps.max_tokens)
     model = run.initial_model()
-    trainer = Trainer(model, cfg.sft.optim, SFTObjective())
+    trainer = Trainer(run.trained_model(model), cfg.sft.optim, SFTObjective())
     runner = StageRunner("sft", out_dir, trainer, cfg.sft.steps(len(rows)), checkpoint=cfg.checkpoint,
                          config=run.config_dict, panels=SFT_PANELS, progress=cfg.progress)
-    try:
-        runner.ckpt.describe(run.model_record(model), run.tokenizer_dir)  # model.json + tokenizer copy
+    try:  # model.json + tokenizer copy (+ the frozen base with LoRA)
+        runner.ckpt.describe(run.model_record(model), run.tokenizer_dir, base=model if trainer.lora else None)
         summary = train_sft(trainer, rows, cfg.sft, runner, seed=cfg.seed, max_len=caps.max_tokens)
     finally:
         runner.close()
@@ -148,8 +150,10 @@ def grpo(run: Run) -> dict[str, Any]:
     start_from = "sft" if (run.stage_dir("sft") / "summary.json").exists() else "initial model"
     model = (load_checkpoint(run.stage_dir("sft"), mesh=cfg.model.mesh, config=run.model_config()).model
              if start_from == "sft" else run.initial_model())
-    trainer = Trainer(model, g.optim, GRPOObjective(g.loss, g.sampling.temperature), reference=g.loss.kl_coef > 0,
-                      reference_dtype=g.reference_dtype)
+    if has_adapters(model):  # a LoRA SFT: its merged policy is this stage's start (and base)
+        model = merge_lora(model)
+    trainer = Trainer(run.trained_model(model), g.optim, GRPOObjective(g.loss, g.sampling.temperature),
+                      reference=g.loss.kl_coef > 0, reference_dtype=g.reference_dtype)
     if g.prompts_per_step % jax.process_count():
         raise SystemExit(f"grpo.prompts_per_step={g.prompts_per_step} must split evenly over "
                          f"{jax.process_count()} processes")
@@ -158,7 +162,7 @@ def grpo(run: Run) -> dict[str, Any]:
     caps = run.caps()
     runner = StageRunner("grpo", out_dir, trainer, g.steps, checkpoint=cfg.checkpoint, config=run.config_dict,
                          panels=PANELS, progress=cfg.progress)
-    runner.ckpt.describe(run.model_record(model), run.tokenizer_dir)  # model.json + tokenizer copy
+    runner.ckpt.describe(run.model_record(model), run.tokenizer_dir, base=model if trainer.lora else None)
 
     engine_model, to_engine = run.engine_model(trainer)  # to_engine None: decodes from the trainer's buffers
 
@@ -224,6 +228,8 @@ def evaluate(run: Run) -> dict[str, Any]:
             for name in todo:
                 model = (run.initial_model() if name == "initial" else
                          load_checkpoint(run.stage_dir(name), mesh=cfg.model.mesh, config=run.model_config()).model)
+                if has_adapters(model):  # a LoRA stage: evaluated merged, as it exports and serves
+                    model = merge_lora(model)
                 params = nnx.split(model)[1]
                 if sampler is None:  # the engine the rollouts use: its dtype, per-layer caches, its layout
                     sync = run.eval_sync(model)
@@ -309,14 +315,18 @@ def export(run: Run) -> dict[str, Any]:
     marker = run.out / "export.json"
     if (done := _done(marker)) is not None and done.get("source") == source and done.get("dir") == out:
         return {"skipped": "exported", **done}
+    peft = None
     if stages:
+        record = read_record(run.stage_dir(source) / "checkpoints")
+        if record is not None and record.lora is not None:  # a LoRA stage: its adapters as PEFT too
+            peft = cfg.export.peft_dir or str(run.out / "hf_peft")
         # this launch's mesh: it fits the devices at hand even if the stage trained on others
         export_checkpoint(run.stage_dir(source) / "checkpoints", out, dtype=cfg.export.dtype or None,
-                          mesh=cfg.model.mesh)
+                          mesh=cfg.model.mesh, peft_dir=peft)
     else:
         model = run.initial_model()
         export_model(model, run.model_record(model), out, source_dir=run.tokenizer_dir, dtype=cfg.export.dtype or None)
-    res = {"dir": out, "source": source}
+    res = {"dir": out, "source": source, **({"peft_dir": peft} if peft else {})}
     write_json(marker, res)
     return res
 

@@ -192,7 +192,7 @@ class GRPOContext:
     def engine_params(self, fresh: bool) -> Any:
         """Params for the engine; ``fresh``: buffers the next (donating) update cannot take."""
         if self.to_engine is not None:
-            return self.to_engine(self.trainer.params)  # new buffers anyway
+            return self.to_engine(self.trainer.sync_source)  # new buffers anyway
         return jax.tree.map(jnp.copy, self.trainer.params) if fresh else self.trainer.params
 
     def sync_engine(self, fresh: bool) -> dict[str, float]:

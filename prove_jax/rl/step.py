@@ -43,7 +43,7 @@ from flax import nnx
 from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from prove_jax.models import Model
-from prove_jax.models.lora import has_adapters, without_adapters
+from prove_jax.models.lora import has_adapters, merge_lora, without_adapters
 from prove_jax.models.sharding import logical_to_spec, param_sharding
 from prove_jax.rl.losses import Denominators
 
@@ -149,6 +149,10 @@ def bind(static: StepStatic, params: Any, ref_params: Any) -> tuple[Model, Model
         return nnx.merge(static.graphdef, params), None if ref_params is None else nnx.merge(static.graphdef, ref_params)
     ref = nnx.merge(static.base, ref_params) if static.reference else None
     return nnx.merge(static.graphdef, params, ref_params), ref
+
+
+def _merged_params(static: StepStatic, source: tuple[Any, Any]) -> Any:
+    return nnx.split(merge_lora(bind(static, *source)[0]))[1]
 
 
 def _accumulate(static: StepStatic, params: Any, ref_params: Any, acc: Any, batch: Batch, den: Denominators) -> Any:
@@ -354,6 +358,19 @@ class Trainer:
     def model(self) -> Model:
         """A model view over the current params (no copy); with LoRA, the adapted model."""
         return bind(self.static, self.state.params, self.ref_params)[0]
+
+    @property
+    def sync_source(self) -> Any:
+        """What the engine's weights are made from: the params, or with LoRA (adapters, frozen
+        base), which :meth:`merge_fn` turns into the plain model's params."""
+        return (self.state.params, self.ref_params) if self.lora else self.state.params
+
+    def merge_fn(self) -> Callable[[Any], Any] | None:
+        """With LoRA: ``(adapters, base) -> plain params`` (``W + (alpha/r) B A``, a QLoRA base
+        dequantised), traceable into the weight sync's program; None without adapters."""
+        if not self.lora:
+            return None
+        return partial(_merged_params, self.static)
 
     def compiled_programs(self) -> int:
         """Programs this trainer has needed so far: one accumulate program per distinct

@@ -22,6 +22,7 @@ from typing import Any
 from prove_jax.chat import ChatTemplate, ChatTokenizer, special_ids
 from prove_jax.checkpoint import load_model
 from prove_jax.engine import Engine, EngineConfig, Sampler
+from prove_jax.models.lora import has_adapters, merge_lora
 
 
 @dataclasses.dataclass
@@ -48,5 +49,7 @@ def load_policy(path: str | Path, *, step: int | None = None, dtype: str = "bflo
     if not p.exists():
         raise SystemExit(f"--model {path}: no such directory")
     loaded = load_model(p, step=step, mesh=mesh, dtype=dtype)  # SystemExit naming what is wrong
-    return LoadedPolicy(loaded.model, loaded.tokenizer, loaded.record.template(enable_thinking=enable_thinking),
+    # a LoRA checkpoint decodes merged: one dense matmul per projection, no dequantisation per step
+    model = merge_lora(loaded.model) if has_adapters(loaded.model) else loaded.model
+    return LoadedPolicy(model, loaded.tokenizer, loaded.record.template(enable_thinking=enable_thinking),
                         loaded.source, name or loaded.name)

@@ -187,5 +187,4 @@ def test_the_lora_section_loads_from_yaml_and_is_checked(tmp_path):
                         ("lora.dropout=0.1", "dropout"), ("lora.rank=-1", "rank")]:
         with pytest.raises(ConfigError, match=needle):
             load(LaunchConfig, None, [bad])
-    with pytest.raises(ConfigError, match="lora: LoRA runs are not wired"):
-        check(cfg)
+    check(cfg)  # the stages train LoRA runs (tests/pipeline/test_lora_run.py)

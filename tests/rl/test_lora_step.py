@@ -145,3 +145,34 @@ def test_a_qlora_step_keeps_no_float_copy_of_the_base():
     projections = sum(getattr(getattr(layer, owner), n).size * 4 for layer in base.layers
                       for n, (owner, _) in PROJECTIONS.items())
     assert qlora <= lora + projections // 4, (qlora, lora, projections)
+
+
+@pytest.mark.parametrize("quant", [None, "nf4"])
+def test_the_engine_gets_merged_weights_in_its_dtype_from_one_program(quant):
+    """With LoRA the weight sync merges ``W + (alpha/r) B A`` (dequantising a QLoRA base) inside its
+    transfer program: the engine's params equal a plain sync of ``merge_lora`` of the trained model,
+    and the engine decodes a plain model (no adapters, no codes)."""
+    from prove_jax.engine.weights import WeightSync
+    from prove_jax.models.lora import has_adapters, merge_lora
+
+    cfg = tiny_config().replace(scan_layers=True)
+    tr = Trainer(apply_lora(init_model(cfg, seed=5), LoraConfig(rank=4, alpha=8.0, quant=quant)), OPTIM, GRPO)
+    tr.step(*_batches(tr, seed=6))  # B != 0 now: the merge matters
+    sync = WeightSync(tr.model_config, tr.sync_source, dtype="bfloat16", merge=tr.merge_fn())
+    assert not sync.zero_copy and sync.describe()["mode"].startswith("LoRA merge")
+    got = sync(tr.sync_source)
+    merged = merge_lora(tr.model())
+    want = WeightSync(merged.config, nnx.split(merged)[1], dtype="bfloat16")(nnx.split(merged)[1])
+    assert jax.tree.structure(got) == jax.tree.structure(want)
+    for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(want), strict=True):
+        assert a.dtype == jnp.bfloat16
+        np.testing.assert_array_equal(np.asarray(a.astype(jnp.float32)), np.asarray(b.astype(jnp.float32)))
+    engine = sync.engine_model(tr.sync_source)
+    assert not has_adapters(engine) and not engine.config.scan_layers
+    # the merge is not a no-op: the base alone differs
+    plain = merge_lora(apply_lora(init_model(cfg, seed=5), LoraConfig(rank=4, alpha=8.0, quant=quant)))
+    base = WeightSync(plain.config, nnx.split(plain)[1], dtype="bfloat16")(nnx.split(plain)[1])
+    assert any(np.abs(np.asarray(a, np.float32) - np.asarray(b, np.float32)).max() > 0
+               for a, b in zip(jax.tree.leaves(got), jax.tree.leaves(base), strict=True))
+    with pytest.raises(ValueError, match="structure"):
+        WeightSync(tr.model_config, tr.sync_source, merge=lambda src: src[0])
