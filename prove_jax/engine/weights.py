@@ -162,6 +162,11 @@ def transfer_program(dtype: Any, sources: tuple[Source, ...], src: Sequence[Shar
     return jax.jit(cast, out_shardings=[src[j] if layer is None else _drop_layers(src[j]) for j, layer in sources]), False
 
 
+def merge_leaves_fn(merge: Any, treedef: Any, leaves: list[jax.Array]) -> list[jax.Array]:
+    """``merge`` over flat leaves: the input leaves (of ``treedef``) -> the plain model's leaves."""
+    return jax.tree.leaves(merge(jax.tree.unflatten(treedef, leaves)))
+
+
 def _merge_then_cast(cast: Any, merge: Any, leaves: list[jax.Array]) -> list[jax.Array]:
     return cast(merge(leaves))
 
@@ -193,8 +198,7 @@ class WeightSync:
             plain = nnx.split(abstract_model(config, trainer_mesh))[1]
             if jax.tree.structure(jax.eval_shape(merge, params)) != jax.tree.structure(plain):
                 raise ValueError("weight sync: merge(params) does not have the plain model's structure")
-            treedef = self.treedef
-            merge_leaves = lambda xs: jax.tree.leaves(merge(jax.tree.unflatten(treedef, xs)))  # noqa: E731
+            merge_leaves = partial(merge_leaves_fn, merge, self.treedef)
             src = jax.tree.leaves(state_shardings(plain, trainer_mesh, config.sharding_rules))
             params = plain
         self.dtype = jnp.dtype(dtype if dtype is not None else config.param_dtype)

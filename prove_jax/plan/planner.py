@@ -183,6 +183,9 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
     ecfg = engine_config(cfg, max_tokens)
     notes: list[str] = []
     if not topo.compiled:
+        if cfg.lora.enabled:
+            raise PlanError("lora: analytic (GPU) targets model full fine-tuning only; plan LoRA on a compiled "
+                            "target (a TPU topology, or this machine's devices)")
         return _analytic(cfg, topo, mc, rows, buckets[-1], max_tokens, headroom, hbm, with_ref, edt, ecfg)
 
     tmesh = P.trainer_mesh(cfg.model.mesh, topo)
@@ -193,8 +196,9 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
                         f"of {math.ceil(batch_shards / topo.hosts)}")
     objective = _objective(cfg, grpo)
     optim = cfg.grpo.optim if grpo else cfg.sft.optim
+    lora = cfg.lora if cfg.lora.enabled else None
     train = P.build_train_side(mc, tmesh, objective, optim, reference=with_ref,
-                               reference_dtype=getattr(cfg.grpo, "reference_dtype", None))
+                               reference_dtype=getattr(cfg.grpo, "reference_dtype", None), lora=lora)
     state_b = sum(P.nbytes_per_device(t) for t in (train.params, train.opt_state, train.ref) if t is not None)
     if state_b > hbm * (1.0 - headroom):  # no program can fit: say so without compiling anything
         return PlanReport(
@@ -243,6 +247,11 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
     eng_b = P.nbytes_per_device(eside.leaves) if eside else 0
     kv_b = P.nbytes_per_device((eside.cache, eside.state)) if eside else 0
     resident = {"params": params_b, "adam": opt_b, "reference": ref_b, "engine_params": eng_b}
+    if lora is not None:  # the trained params are the adapters; the frozen base is also the reference
+        resident = {"adapters": params_b, "adam": opt_b, "frozen_base": ref_b, "engine_params": eng_b}
+        notes.append(f"LoRA rank {lora.rank} on {','.join(lora.target_names)}"
+                     + (f" over a {lora.quant} base" if lora.quant else "") + ": params and AdamW are the "
+                     "adapters'; the frozen base is the KL reference; the engine gets merged weights")
     kv_released = grpo and not cfg.grpo.async_rollouts
     top = accs[buckets[-1]]
     phases = [Phase("update", top.name, opt_b + eng_b + (0 if kv_released else kv_b), top.live),

@@ -23,6 +23,7 @@ import dataclasses
 import re
 import time
 from collections.abc import Iterator
+from functools import partial
 from typing import Any
 
 import jax
@@ -149,7 +150,10 @@ class TrainSide:
 
 
 def build_train_side(mc: ModelConfig, mesh: Mesh, objective: Any, optim: Any, *, reference: bool,
-                     reference_dtype: str | None) -> TrainSide:
+                     reference_dtype: str | None, lora: Any = None) -> TrainSide:
+    """``lora`` (an enabled LoraConfig): the trained params are the adapters, AdamW's moments
+    adapter-shaped, and ``ref`` the frozen base (QLoRA: its codes and scales), which is also the
+    KL reference: what ``Trainer`` holds for a model with adapters."""
     from prove_jax.rl.step import (
         StepStatic,
         TrainState,
@@ -160,6 +164,8 @@ def build_train_side(mc: ModelConfig, mesh: Mesh, objective: Any, optim: Any, *,
         tree_shardings,
     )
 
+    if lora is not None and lora.enabled:
+        return _lora_train_side(mc, mesh, objective, optim, reference=reference, lora=lora)
     graphdef, state = nnx.split(abstract_model(mc, mesh))
     rules = mc.sharding_rules
     p_sh = tree_shardings(state, mesh, rules)
@@ -177,6 +183,34 @@ def build_train_side(mc: ModelConfig, mesh: Mesh, objective: Any, optim: Any, *,
         ref = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, dt, sharding=x.sharding), params)
     static = StepStatic(graphdef, objective)
     return TrainSide(mesh, graphdef, params, opt_state, ref, programs, static, (), replicated)
+
+
+def _lora_train_side(mc: ModelConfig, mesh: Mesh, objective: Any, optim: Any, *, reference: bool,
+                     lora: Any) -> TrainSide:
+    from prove_jax.models.decoder import Model
+    from prove_jax.models.lora import apply_lora, without_adapters
+    from prove_jax.rl.step import (
+        StepStatic,
+        TrainState,
+        learning_rate,
+        make_optimizer,
+        train_programs,
+        tree_shardings,
+    )
+
+    model = nnx.eval_shape(lambda: apply_lora(Model(mc, rngs=nnx.Rngs(0), mesh=mesh), lora))
+    graphdef, adapters, frozen = nnx.split(model, nnx.LoRAParam, ...)
+    rules = mc.sharding_rules
+    p_sh = tree_shardings(adapters, mesh, rules)
+    tx = make_optimizer(optim)
+    opt_shape = jax.eval_shape(tx.init, adapters)
+    o_sh = tree_shardings(opt_shape, mesh, rules)
+    replicated = NamedSharding(mesh, PartitionSpec())
+    programs = train_programs(tx, learning_rate(optim), p_sh, TrainState(p_sh, o_sh, replicated, replicated),
+                              replicated)
+    static = StepStatic(graphdef, objective, nnx.graphdef(without_adapters(model)), reference)
+    return TrainSide(mesh, graphdef, abstract(adapters, p_sh), abstract(opt_shape, o_sh),
+                     abstract(frozen, tree_shardings(frozen, mesh, rules)), programs, static, (), replicated)
 
 
 def micro_batch(side: TrainSide, rows: int, length: int, rules: Any, grpo: bool) -> dict[str, Any]:
@@ -203,9 +237,14 @@ def denominators(side: TrainSide) -> Any:
 def accumulator(side: TrainSide, batch: dict[str, Any]) -> dict[str, Any]:
     den = denominators(side)
     if not side.metric_names:
-        shapes = jax.eval_shape(lambda p, b, d: side.static.objective(
-            nnx.merge(side.graphdef, p), None if side.ref is None else nnx.merge(side.graphdef, p), b, d)[1],
-            side.params, batch, den)
+        from prove_jax.rl.step import bind
+
+        def metrics(p: Any, r: Any, b: Any, d: Any) -> Any:
+            if side.static.base is None:  # full fine-tuning: the reference has the params' structure
+                r = None if r is None else p
+            return side.static.objective(*bind(side.static, p, r), b, d)[1]
+
+        shapes = jax.eval_shape(metrics, side.params, side.ref, batch, den)
         side.metric_names = tuple(sorted(shapes))
     grads = jax.tree.map(lambda x: jax.ShapeDtypeStruct(x.shape, jnp.float32, sharding=x.sharding), side.params)
     scalar = jax.ShapeDtypeStruct((), jnp.float32, sharding=side.replicated)
@@ -291,10 +330,23 @@ def compile_transfer(train: TrainSide, mc: ModelConfig, mesh: Mesh, engine_dtype
 
     emc = decode_config(mc, engine_dtype)
     _, state = nnx.split(abstract_model(emc, mesh))
-    leaves = jax.tree.leaves(train.params)
     targets = jax.tree.leaves(state_shardings(state, mesh, emc.sharding_rules))
-    jitted, one = transfer_program(engine_dtype, tuple(leaf_sources(train.params, state)),
-                                   [x.sharding for x in leaves], targets)
+    if train.static.base is not None:  # LoRA: the run's WeightSync merges inside the same program
+        from prove_jax.engine.weights import merge_leaves_fn
+        from prove_jax.rl.step import merged_params
+
+        leaves, treedef = jax.tree.flatten((train.params, train.ref))
+        merge = partial(merge_leaves_fn, partial(merged_params, train.static), treedef)
+        plain = nnx.split(abstract_model(mc, train.mesh))[1]
+        src = jax.tree.leaves(state_shardings(plain, train.mesh, mc.sharding_rules))
+        jitted, one = transfer_program(engine_dtype, tuple(leaf_sources(plain, state)), src, targets, merge)
+        what = "LoRA merge (adapters + frozen base) -> "
+    else:
+        leaves = jax.tree.leaves(train.params)
+        jitted, one = transfer_program(engine_dtype, tuple(leaf_sources(train.params, state)),
+                                       [x.sharding for x in leaves], targets)
+        what = "f32 trainer layout -> "
     how = "on device" if one else "cast in the trainer layout, then a device_put reshard"
     return compile_program("weight_transfer", jitted, leaves,
-                           note=f"f32 trainer layout -> {engine_dtype} per-layer engine layout, {how}")
+                           note=f"{what}{engine_dtype} per-layer engine layout, {how}")
+

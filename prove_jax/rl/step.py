@@ -151,7 +151,8 @@ def bind(static: StepStatic, params: Any, ref_params: Any) -> tuple[Model, Model
     return nnx.merge(static.graphdef, params, ref_params), ref
 
 
-def _merged_params(static: StepStatic, source: tuple[Any, Any]) -> Any:
+def merged_params(static: StepStatic, source: tuple[Any, Any]) -> Any:
+    """The plain model's params from LoRA's (adapters, frozen base): what the engine decodes."""
     return nnx.split(merge_lora(bind(static, *source)[0]))[1]
 
 
@@ -370,7 +371,7 @@ class Trainer:
         dequantised), traceable into the weight sync's program; None without adapters."""
         if not self.lora:
             return None
-        return partial(_merged_params, self.static)
+        return partial(merged_params, self.static)
 
     def compiled_programs(self) -> int:
         """Programs this trainer has needed so far: one accumulate program per distinct

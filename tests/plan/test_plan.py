@@ -171,3 +171,24 @@ def test_engine_slots_sized_too_many_are_shrunk_until_the_rollout_fits(monkeypat
     assert any("retried at" in n for n in r.notes), r.notes
     roll = next(p for p in r.phases if p.name == "rollout")
     assert roll.peak <= r.budget and r.engine_slots % 8 == 0
+
+
+@pytest.mark.parametrize("quant", [None, "nf4"])
+def test_a_lora_run_plans_adapters_adam_and_the_frozen_base(tiny_report, quant) -> None:  # type: ignore[no-untyped-def]
+    """With LoRA the planner compiles the run's own programs over adapters (trained params and AdamW
+    moments adapter-shaped), the frozen base as the reference argument, and the merging transfer."""
+    over = ["lora.rank=2", "lora.alpha=4"] + ([f"lora.quant={quant}"] if quant else [])
+    r = plan_run(_cfg(*over), resolve("cpu-8"), progress=lambda _m: None)
+    full = tiny_report.resident
+    assert set(r.resident) == {"adapters", "adam", "frozen_base", "engine_params"}
+    assert 0 < r.resident["adapters"] < 0.1 * full["params"]
+    assert 0 <= r.resident["adam"] - 2 * r.resident["adapters"] <= 64  # mu, nu + scalar counts
+    # the base: the full model's f32 params, or (nf4) codes + scales with the embeddings/norms in f32
+    base_share = r.resident["frozen_base"] / full["params"]
+    assert base_share == pytest.approx(1.0) if quant is None else 0.2 < base_share < 0.9
+    assert r.resident["engine_params"] == full["engine_params"]  # merged: the plain model in the engine dtype
+    xfer = next(p for p in r.programs if p.name == "weight_transfer")
+    assert xfer.note.startswith("LoRA merge") and any("LoRA rank 2" in n for n in r.notes)
+    upd = {p.name: p for p in r.programs}["update"]
+    assert upd.live < 0.5 * {p.name: p for p in tiny_report.programs}["update"].live  # AdamW over adapters only
+    assert r.fits
