@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 from pathlib import Path
 
 import jax
 
+from prove_jax.chat import jinja_template
 from prove_jax.checkpoint import STAGES_NEWEST_FIRST, load_checkpoint, resolve_checkpoint_dir
 from prove_jax.model_record import ModelRecord, write_record
 from prove_jax.models import Model, save_hf
@@ -54,9 +56,31 @@ def export_model(model: Model, record: ModelRecord, out: str | Path, *, source_d
         raise SystemExit(f"--peft {peft_dir}: the model carries no LoRA adapters")
     record = dataclasses.replace(record, lora=None, base_dir="")  # an HF directory is a plain model
     out = Path(save_hf(model, out, source_dir=source_dir, dtype=dtype or None))
+    if jax.process_index() == 0:
+        write_tool_template(out, record.chat_family)
     config = record.config.replace(param_dtype=dtype) if dtype else record.config
     write_record(out, dataclasses.replace(record, config=config))
     return out
+
+
+def write_tool_template(directory: Path, chat_family: str) -> bool:
+    """Give ``directory`` the chat template the model was trained with when its own cannot render
+    tools. SmolLM2's template is bare ChatML with no tools section, so we train it on our Hermes
+    rendering (``chat.templates.SmolLM2Template``); an export that kept the bare template would
+    prompt a transformers/vLLM user's tool calls in a format the model never saw. A template that
+    has a tools section (Qwen's, Granite's) is the family's own and stays. Returns whether it wrote."""
+    path = directory / "tokenizer_config.json"
+    if not path.exists():
+        return False
+    config = json.loads(path.read_text(encoding="utf-8"))
+    side = directory / "chat_template.jinja"
+    current = config.get("chat_template") or (side.read_text(encoding="utf-8") if side.exists() else None)
+    if isinstance(current, str) and "tools" in current:
+        return False
+    config["chat_template"] = jinja_template(chat_family)
+    path.write_text(json.dumps(config, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    side.unlink(missing_ok=True)
+    return True
 
 
 def export_checkpoint(checkpoint: str | Path, out: str | Path, *, step: int | None = None,

@@ -93,7 +93,7 @@ LAYERS: dict[str, frozenset[str] | str] = {
     "rl": frozenset({"models", "chat", "engine", "env", "rewards", "loaders", "checkpoint", "metrics"}),
     "plan": frozenset({"config", "models", "model_record", "engine", "rl"}),
     # on top: products of a run, used without the launcher
-    "export": frozenset({"checkpoint", "model_record", "models"}),
+    "export": frozenset({"checkpoint", "model_record", "models", "chat"}),
     "serve": frozenset({"checkpoint", "model_record", "models", "chat", "engine", "cli"}),
     "eval": frozenset({"serve", "checkpoint", "model_record", "models", "chat", "engine", "env", "rewards", "loaders",
                        "cli"}),

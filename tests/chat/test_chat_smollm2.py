@@ -97,3 +97,34 @@ def test_tools_are_hermes_text_that_parses_back(tokenizers: tuple[ChatTokenizer,
     tr.append_tool_results([msgs[2]["content"]])
     tr.append_assistant(msgs[3])
     assert tr.tokens == tok.encode(text)[:-1]  # all but the separator the next turn would owe
+
+
+def test_an_export_carries_the_tool_template_the_model_was_trained_with(
+        smollm2_dir: Path, tokenizers: tuple[ChatTokenizer, Any], tmp_path: Path) -> None:
+    """SmolLM2's own template has no tools section: an export writes ours (Hermes tools), so
+    transformers' ``apply_chat_template`` with tools renders exactly what training rendered; the
+    no-tools render stays token-identical to SmolLM2's. A template with tools is left alone."""
+    from transformers import AutoTokenizer
+
+    from prove_jax.export import export_model
+    from prove_jax.model_record import describe
+    from prove_jax.models import LlamaConfig, init_model
+
+    tok, _ = tokenizers
+    tpl = get_template("smollm2")
+    model = init_model(LlamaConfig(vocab_size=64, hidden_size=32, intermediate_size=64, num_layers=1, num_heads=2,
+                                   num_kv_heads=1, head_dim=16), seed=0)
+    out = export_model(model, describe(model.config, tpl, tok), tmp_path / "export", source_dir=smollm2_dir)
+    hf = AutoTokenizer.from_pretrained(out)
+    msgs = [{"role": "user", "content": "Weather in Paris?"},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"type": "function", "function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]},
+            {"role": "tool", "content": '{"temp": 21}'}]
+    ours = tpl.render([msgs[0], {"role": "assistant", "content": "", "tool_calls": [
+        {"name": "get_weather", "arguments": {"city": "Paris"}}]}, msgs[2]], TOOLS, add_generation_prompt=True)
+    assert hf.apply_chat_template(msgs, tools=TOOLS, tokenize=False, add_generation_prompt=True) == ours
+    for msgs in (CONVERSATION, CONVERSATION[1:]):
+        assert hf.apply_chat_template(msgs, tokenize=False) == tpl.render(msgs, None)
+    from prove_jax.export import write_tool_template
+
+    assert not write_tool_template(out, "smollm2")  # now it has one: kept
