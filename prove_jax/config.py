@@ -154,5 +154,9 @@ def check(cfg: LaunchConfig) -> None:
 
         if not jnp.issubdtype(checked("engine.param_dtype", jnp.dtype, e.param_dtype), jnp.floating):
             raise ConfigError(f"engine.param_dtype: expected a float dtype, got {e.param_dtype!r}")
+    cap = cfg.episode.max_tokens or cfg.episode.max_tokens_limit  # the derived cap is at most the limit
+    if cfg.grpo.overlong == "soft_penalty" and cap is not None and cfg.grpo.overlong_buffer >= cap:
+        raise ConfigError(f"grpo.overlong_buffer ({cfg.grpo.overlong_buffer}) must be below the transcript cap "
+                          f"({cap}: episode.max_tokens or max_tokens_limit) for grpo.overlong=soft_penalty")
     if cfg.episode.max_tokens is not None and e.max_len is not None and e.max_len < cfg.episode.max_tokens:
         raise ConfigError(f"engine.max_len ({e.max_len}) must be >= episode.max_tokens ({cfg.episode.max_tokens})")

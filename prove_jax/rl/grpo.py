@@ -49,7 +49,7 @@ from prove_jax.engine.weights import WeightSync
 from prove_jax.env import EpisodeConfig, MCPPool, run_rollouts
 from prove_jax.records import Example, Rollout
 from prove_jax.rewards import PAPER_COMPONENTS, RewardConfig, score_rollouts
-from prove_jax.rl.advantages import group_advantages
+from prove_jax.rl.advantages import check_estimator, group_advantages
 from prove_jax.rl.batch import Row, length_buckets, micro_batches, trim_row
 from prove_jax.rl.loop import StageRunner
 from prove_jax.rl.losses import LossConfig
@@ -60,6 +60,10 @@ COMPONENTS = (*PAPER_COMPONENTS, "abstain")
 whole reward of a no-call example, so part of the total), and ``state`` when a run scores it."""
 
 
+OVERLONG = ("none", "filter", "soft_penalty")
+"""How episodes cut off by the transcript cap are treated (``GRPOConfig.overlong``)."""
+
+
 @dataclasses.dataclass(frozen=True)
 class GRPOConfig:
     """The GRPO recipe (paper §4: 16 prompts x 16 samples, KL 0.01, 350 steps)."""
@@ -68,8 +72,12 @@ class GRPOConfig:
     prompts_per_step: int = 16
     group_size: int = 16
     rows_per_micro: int = 8
-    advantage: str = "grpo"  # grpo | dr_grpo | rloo
+    advantage: str = "grpo"  # grpo | dr_grpo | rloo | reinforce_pp (batch-std scale)
     drop_constant_groups: bool = True
+    # episodes cut off by the transcript cap (finish == "token_cap"), DAPO §3.4; see rollouts_to_rows
+    overlong: str = "none"  # none | filter (no gradient) | soft_penalty (length penalty on the reward)
+    overlong_buffer: int = 4096  # soft_penalty: L_cache, the tokens below the cap where it ramps up
+    overlong_penalty: float = 1.0  # soft_penalty: its largest value (at and past the cap)
     async_rollouts: bool = False
     # storage of the frozen KL reference: None = the compute dtype (bit-identical log-probs, since
     # weights are cast to it at use; bf16 halves an f32 copy), or e.g. "float32"
@@ -83,6 +91,12 @@ class GRPOConfig:
             raise ValueError("steps, prompts_per_step, rows_per_micro must be >= 1 and group_size >= 2")
         if self.sampling.temperature <= 0:
             raise ValueError("GRPO samples: sampling.temperature must be > 0")
+        check_estimator(self.advantage)  # a typo fails at load, not after the first rollouts
+        if self.overlong not in OVERLONG:
+            raise ValueError(f"overlong must be one of {OVERLONG}, got {self.overlong!r}")
+        if self.overlong_buffer < 1 or self.overlong_penalty < 0:
+            raise ValueError(f"overlong_buffer must be >= 1 and overlong_penalty >= 0, got "
+                             f"{self.overlong_buffer}, {self.overlong_penalty}")
 
 
 def step_seed(seed: int, step: int) -> int:
@@ -94,6 +108,26 @@ def rollout_episode(episode: EpisodeConfig, reward: RewardConfig) -> EpisodeConf
     when the reward reads it (its ``state`` term). Otherwise no snapshot is taken: serialising
     every opened server per episode costs host time and nothing would look at it."""
     return dataclasses.replace(episode, snapshots=episode.snapshots or reward.reads_final_state)
+
+
+def overlong_penalty(length: int, truncated: bool, max_len: int, buffer: int, penalty: float) -> float:
+    """DAPO's soft overlong punishment of one episode (added to its reward; <= 0).
+
+    ``0`` up to ``max_len - buffer`` tokens, then linear down to ``-penalty`` at ``max_len``, and
+    ``-penalty`` at or past it. The length is the whole transcript's (``len(tokens)``): the cap
+    that cuts an episode off here is the driver's transcript cap (``EpisodeConfig.max_tokens``,
+    which is the ``max_len`` GRPO passes to :func:`rollouts_to_rows`), and it bounds context, tool
+    results and user turns together with the generated tokens, so the generated count alone
+    never reaches it. An episode cut off by the cap (``truncated``) gets the full penalty even
+    if it stopped short of ``max_len`` (the next turn or tool result did not fit): in DAPO a
+    truncated response is exactly ``L_max`` long and so always gets ``-penalty``; this keeps that.
+    """
+    start = max_len - buffer
+    if truncated or length >= max_len:
+        return -penalty
+    if length <= start:
+        return 0.0
+    return (start - length) / buffer * penalty
 
 
 def rollouts_to_rows(
@@ -110,7 +144,25 @@ def rollouts_to_rows(
     (``rows_dropped_long``), so one overlong transcript cannot crash the step. The episode
     driver already stops at the cap; this is the trainer's own guarantee. Groups are scored
     and normalised on whole episodes before any trimming.
+
+    ``cfg.overlong`` treats episodes the cap cut off (``finish == "token_cap"``), as DAPO does:
+
+    * ``filter`` (DAPO's overlong filtering): their rows get no gradient: they are left out of
+      the batch, which is the same as masking every token out of the loss (a row without masked
+      tokens counts in neither loss denominator). Their rewards still enter the group's mean and
+      std (and decide whether the group is constant): the baseline is estimated from the G
+      samples as drawn, and only the truncated samples' own (unreliable: the answer was never
+      finished) gradient is removed. Counted in ``overlong_filtered``.
+    * ``soft_penalty`` (DAPO's soft overlong punishment): :func:`overlong_penalty` of each episode
+      (``max_len`` is ``L_max``; it must be given and exceed ``overlong_buffer``) is added to its
+      reward before the advantage estimator normalises the group; episodes it penalises are
+      counted in ``overlong_penalized``. The logged ``reward`` stays the unpenalised total, so
+      it is comparable across configs and with the eval.
     """
+    soft_cap = max_len if cfg.overlong == "soft_penalty" else None  # L_max of the soft penalty
+    if cfg.overlong == "soft_penalty" and (soft_cap is None or cfg.overlong_buffer >= soft_cap):
+        raise ValueError(f"overlong=soft_penalty needs the transcript cap max_len > overlong_buffer "
+                         f"({cfg.overlong_buffer}), got max_len={max_len}")
     by_group: dict[str, list[Rollout]] = {}
     for r in rollouts:
         by_group.setdefault(r.group_id, []).append(r)
@@ -119,6 +171,7 @@ def rollouts_to_rows(
     totals: list[np.ndarray] = []
     kept_rollouts: list[tuple[Rollout, float]] = []
     comps: dict[str, list[float]] = {c: [] for c in COMPONENTS}
+    penalized = 0
     for ex in examples:
         ok = [r for r in by_group.get(ex.id, []) if not r.failed]
         if len(ok) < 2:
@@ -126,18 +179,27 @@ def rollouts_to_rows(
         scores = score_rollouts(ex, ok, reward)
         raw = [s.get("total_raw", s["total"]) for s in scores]
         groups.append(ok)
-        totals.append(np.array([s["total"] for s in scores]))
+        total = np.array([s["total"] for s in scores], np.float64)
+        if soft_cap is not None:
+            pen = np.array([overlong_penalty(len(r.tokens), r.finish == "token_cap", soft_cap, cfg.overlong_buffer,
+                                             cfg.overlong_penalty) for r in ok])
+            penalized += int(np.sum(pen < 0))
+            total = total + pen
+        totals.append(total)
         kept_rollouts.extend(zip(ok, raw, strict=True))
         for c in (*COMPONENTS, "state"):
             if c in scores[0]:
                 comps.setdefault(c, []).extend(s[c] for s in scores)
     advs, constant = group_advantages(totals, cfg.advantage, drop_constant=cfg.drop_constant_groups)
     rows: list[Row] = []
-    trimmed = dropped_long = 0
+    trimmed = dropped_long = filtered = 0
     for group, adv in zip(groups, advs, strict=True):
         if adv is None:
             continue
         for r, a in zip(group, adv, strict=True):
+            if cfg.overlong == "filter" and r.finish == "token_cap":
+                filtered += 1
+                continue
             row = Row(np.asarray(r.tokens, np.int32), np.asarray(r.loss_mask, bool),
                       np.asarray(r.sample_logprobs, np.float32), float(a))
             if max_len is not None and len(row) > max_len:
@@ -160,6 +222,8 @@ def rollouts_to_rows(
         "rows": float(len(rows)),
         "rows_trimmed": float(trimmed),
         "rows_dropped_long": float(dropped_long),
+        "overlong_filtered": float(filtered),
+        "overlong_penalized": float(penalized),
         "calls_per_episode": n_calls / max(1, len(ok_all)),
         "tool_error_rate": n_bad / max(1, n_calls),
         "parse_errors_per_episode": sum(len(r.parse_errors) for r in ok_all) / max(1, len(ok_all)),
@@ -227,7 +291,7 @@ class _Generator:
 
 
 COUNTS = ("episodes", "failed_episodes", "constant_groups", "groups", "rows", "rows_trimmed", "rows_dropped_long",
-          "finish/token_cap", "finish/assistant_cap")
+          "overlong_filtered", "overlong_penalized", "finish/token_cap", "finish/assistant_cap")
 
 
 def _across_processes(stats: dict[str, float]) -> dict[str, float]:

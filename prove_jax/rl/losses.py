@@ -23,6 +23,16 @@ optimizer step per batch, which the config enforces). The paper recipe sets ``C 
 default): without it the clip hits ~0.5 % of tokens at step 0 on bf16 numerics alone
 (tests/rl/test_tis_bf16.py, a tiny peaked model).
 
+**Dual clip (``clip_ratio_c``, verl's name; off by default).** PPO's pessimistic ``max(-rA,
+-clip(r)A)`` is unbounded in ``r`` when ``A < 0``: one negative-advantage token whose ratio has
+drifted far above 1 contributes ``-A r`` and can dominate the step. Dual-clip PPO (Ye et al. 2020,
+verl's ``clip_ratio_c``, 3.0 there) caps that token's loss at ``-A c``; where the cap binds the
+token's loss is a constant, so it gets no gradient. ``clip_frac_lower`` (verl's
+``pg_clipfrac_lower``) is the fraction of the step's tokens where it binds. As in verl it acts on
+the ratio the clip acts on: with ``tis_cap`` that is the proximal ratio ``pi_theta / sg(pi_theta)``
+(exactly 1 at the step's single update), so the dual clip never binds and the TIS cap is what
+bounds a stale token's weight; it matters when the clip acts on ``pi_theta / pi_sampler``.
+
 Aggregations are written so that micro-batch partial sums add up to the global value: the
 denominators (masked tokens, sequences) are those of the whole optimizer step, passed in
 :class:`Denominators`, never of the micro-batch.
@@ -79,6 +89,7 @@ class LossConfig:
     kl_coef: float = 0.0  # beta; the paper uses 0.01. 0 means no reference model at all.
     kl_estimator: str = "k3"  # k1 | k2 | k3
     tis_cap: float | None = None
+    clip_ratio_c: float | None = None  # dual-clip PPO cap for A < 0 (verl: 3.0); None = off
     norm_tokens: int = 4096  # seq_sum_token_norm: the constant per-sequence normaliser
 
     def __post_init__(self) -> None:
@@ -91,6 +102,9 @@ class LossConfig:
             raise ValueError(f"kl_coef must be >= 0, got {self.kl_coef}")
         if self.tis_cap is not None and self.tis_cap <= 0:
             raise ValueError(f"tis_cap must be > 0, got {self.tis_cap}")
+        if self.clip_ratio_c is not None and self.clip_ratio_c <= 1:
+            # c <= 1 would cap the loss below the unclipped PPO value even at r = 1 (on-policy)
+            raise ValueError(f"clip_ratio_c must be > 1, got {self.clip_ratio_c}")
         if self.norm_tokens < 1:
             raise ValueError(f"norm_tokens must be >= 1, got {self.norm_tokens}")
 
@@ -147,11 +161,25 @@ def kl_k3(logp: jax.Array, ref_logp: jax.Array) -> jax.Array:
 
 
 # ---- policy losses -----------------------------------------------------------------------------
-def _surrogate(ratio: jax.Array, adv: jax.Array, cfg: LossConfig) -> tuple[jax.Array, jax.Array]:
-    """``-min(r A, clip(r, 1-eps_low, 1+eps_high) A)`` and whether the clipped branch won."""
+Flags = dict[str, jax.Array]
+"""A policy loss's per-token booleans, keyed by the metric (token mean over the step) they give:
+``clip_frac`` always, ``clip_frac_lower`` when the dual clip is on."""
+
+
+def _surrogate(ratio: jax.Array, adv: jax.Array, cfg: LossConfig) -> tuple[jax.Array, Flags]:
+    """``-min(r A, clip(r, 1-eps_low, 1+eps_high) A)`` and whether the clipped branch won; with
+    ``clip_ratio_c`` the loss of ``A < 0`` is further capped at ``-A c`` (dual clip, flagged where
+    the cap binds: strictly below the PPO loss, as verl counts it)."""
     clipped_ratio = jnp.clip(ratio, 1.0 - cfg.eps_low, 1.0 + cfg.eps_high)
     unclipped, clipped = ratio * adv, clipped_ratio * adv
-    return -jnp.minimum(unclipped, clipped), clipped < unclipped
+    loss = -jnp.minimum(unclipped, clipped)
+    flags = {"clip_frac": clipped < unclipped}
+    if cfg.clip_ratio_c is not None:
+        cap = -adv * cfg.clip_ratio_c
+        lower = (adv < 0) & (loss > cap)
+        loss = jnp.where(lower, cap, loss)
+        flags["clip_frac_lower"] = lower
+    return loss, flags
 
 
 def _tis_weight(logp: jax.Array, sample_logp: jax.Array, mask: jax.Array, cap: float) -> jax.Array:
@@ -161,23 +189,31 @@ def _tis_weight(logp: jax.Array, sample_logp: jax.Array, mask: jax.Array, cap: f
 @POLICY_LOSSES.register("token")
 def token_level(
     logp: jax.Array, sample_logp: jax.Array, adv: jax.Array, mask: jax.Array, cfg: LossConfig
-) -> tuple[jax.Array, jax.Array]:
-    """PPO/GRPO clipped surrogate with a ratio per token. Returns per-token loss and clip flags."""
+) -> tuple[jax.Array, Flags]:
+    """PPO/GRPO clipped surrogate (dual-clipped with ``clip_ratio_c``) with a ratio per token.
+    Returns per-token loss and clip flags."""
     a = adv[:, None]
     if cfg.tis_cap is None:
         return _surrogate(jnp.exp(_log_ratio(logp, sample_logp, mask)), a, cfg)
-    loss, clipped = _surrogate(jnp.exp(_masked(logp - jax.lax.stop_gradient(logp), mask)), a, cfg)
-    return loss * _tis_weight(logp, sample_logp, mask, cfg.tis_cap), clipped
+    loss, flags = _surrogate(jnp.exp(_masked(logp - jax.lax.stop_gradient(logp), mask)), a, cfg)
+    return loss * _tis_weight(logp, sample_logp, mask, cfg.tis_cap), flags
 
 
 @POLICY_LOSSES.register("gspo")
 def sequence_level(
     logp: jax.Array, sample_logp: jax.Array, adv: jax.Array, mask: jax.Array, cfg: LossConfig
-) -> tuple[jax.Array, jax.Array]:
+) -> tuple[jax.Array, Flags]:
     """GSPO: one ratio per sequence, ``exp(mean_t log(pi_theta / pi_sampler))`` over its masked
     tokens, clipped per sequence. Written per token as ``sg(s) * exp(logp - sg(logp))`` so the
     value is the sequence ratio on every token and the gradient is GSPO's (``s`` times the mean
-    token score); with one token per sequence it equals the token-level loss exactly."""
+    token score); with one token per sequence it equals the token-level loss exactly.
+
+    ``clip_ratio_c`` applies here too, to the sequence ratio ``s`` (a negative-advantage sequence
+    with ``s > c`` gets the capped loss ``-A c`` on every token and no gradient). verl applies the
+    dual clip to its token-level loss only; it is kept here so the knob never silently does
+    nothing and the one-token-per-sequence identity with the token loss still holds. A
+    length-normalised ``s`` rarely exceeds ``c``, so it binds only for far-off-policy sequences;
+    leave it unset for verl's GSPO."""
     n = jnp.maximum(jnp.sum(mask, axis=-1, keepdims=True), 1.0)
     a = adv[:, None]
     base = jax.lax.stop_gradient(logp) if cfg.tis_cap is not None else sample_logp
@@ -188,11 +224,11 @@ def sequence_level(
 
     log_s = seq_log_ratio(base)
     token_ratio = jnp.exp(jax.lax.stop_gradient(log_s) + _masked(logp - jax.lax.stop_gradient(logp), mask))
-    loss, clipped = _surrogate(token_ratio, a, cfg)
+    loss, flags = _surrogate(token_ratio, a, cfg)
     if cfg.tis_cap is not None:
         seq_w = seq_log_ratio(sample_logp)
         loss = loss * jax.lax.stop_gradient(jnp.minimum(jnp.exp(seq_w), cfg.tis_cap))
-    return loss, jnp.broadcast_to(clipped, logp.shape)
+    return loss, {k: jnp.broadcast_to(f, logp.shape) for k, f in flags.items()}
 
 
 def policy_objective(
@@ -208,19 +244,20 @@ def policy_objective(
 
     ``loss = aggregate(policy loss) + kl_coef * aggregate(KL estimate)``. Metrics are token means
     over the step (so micro-batch shares add up): ``pg_loss``, ``kl``, ``clip_frac``,
+    ``clip_frac_lower`` (only with ``clip_ratio_c``: where the dual clip binds),
     ``ratio`` (pi_theta / pi_sampler, log clamped to +-20; 1 in expectation even off-policy), ``abs_log_ratio`` (how far
     learner and sampler disagree per token: numerics on-policy, staleness off-policy), ``entropy`` (estimated as the mean of ``-logp`` over
     sampled tokens: unbiased for the sampling distribution when on-policy).
     """
     mask = mask.astype(jnp.float32)
-    per_token, clipped = POLICY_LOSSES.get(cfg.policy_loss)(logp, sample_logp, adv, mask, cfg)
+    per_token, flags = POLICY_LOSSES.get(cfg.policy_loss)(logp, sample_logp, adv, mask, cfg)
     agg = AGGREGATIONS.get(cfg.aggregation)
     pg = agg(per_token, mask, den, cfg)
     loss = pg
     tm = lambda x: token_mean(x, mask, den, cfg)  # noqa: E731
     metrics = {
         "pg_loss": pg,
-        "clip_frac": tm(clipped.astype(jnp.float32)),
+        **{name: tm(f.astype(jnp.float32)) for name, f in flags.items()},
         "ratio": tm(jnp.exp(_log_ratio(logp, sample_logp, mask))),
         "abs_log_ratio": tm(jnp.abs(_masked(logp - sample_logp, mask))),  # sampler/learner mismatch (staleness)
         "entropy": tm(-logp),

@@ -8,7 +8,7 @@ import pytest
 from prove_jax.records import CallRecord, Example, Rollout
 from prove_jax.rewards import RewardConfig, score
 from prove_jax.rl.advantages import ADVANTAGES
-from prove_jax.rl.grpo import GRPOConfig, rollouts_to_rows
+from prove_jax.rl.grpo import COUNTS, GRPOConfig, rollouts_to_rows
 from tests.rl.rl_testlib import call_record, crafted_rollout
 
 TOOLS = [{"type": "function", "function": {"name": n, "description": "d", "parameters": {
@@ -78,3 +78,93 @@ def test_rows_follow_the_runs_reward_not_the_papers() -> None:
                                rtol=1e-12)
     assert recall[0].advantage == recall[1].advantage and paper[0].advantage > paper[1].advantage
     assert stats["reward"] == pytest.approx(2 / 3) and stats["reward/val"] < 1.0  # components still logged
+
+
+def capped(ex_id: str, k: int, calls: list[CallRecord], length: int, finish: str = "done") -> Rollout:
+    return crafted_rollout(ex_id, calls, length=length, sample_idx=k, finish=finish)
+
+
+def test_overlong_filter_drops_truncated_rows_but_keeps_them_in_the_group_baseline() -> None:
+    """recall_only rewards [1, 0, 1, 0]; the third episode was cut off by the cap."""
+    from prove_jax.rewards import variant
+
+    ex = example("e1")
+    ros = [capped("e1", 0, [call("get")], 20), capped("e1", 1, [], 21),
+           capped("e1", 2, [call("get")], 22, "token_cap"), capped("e1", 3, [], 23)]
+    cfg = GRPOConfig(group_size=4, advantage="dr_grpo", overlong="filter")
+    rows, stats = rollouts_to_rows([ex], ros, variant("recall_only"), cfg)
+    # the group mean is 1/2 over all four (the truncated one included): advantages +-1/2;
+    # without it the mean would be 1/3 and the kept advantages [2/3, -1/3, -1/3]
+    assert [len(r) for r in rows] == [20, 21, 23]
+    np.testing.assert_allclose([r.advantage for r in rows], [0.5, -0.5, -0.5], atol=1e-12)
+    assert stats["overlong_filtered"] == 1 and stats["rows"] == 3 and stats["overlong_penalized"] == 0
+    assert stats["reward"] == pytest.approx(0.5)  # every scored episode still counts in the logged reward
+    plain, plain_stats = rollouts_to_rows([ex], ros, variant("recall_only"), GRPOConfig(group_size=4, advantage="dr_grpo"))
+    assert [len(r) for r in plain] == [20, 21, 22, 23] and plain_stats["overlong_filtered"] == 0
+    assert {"overlong_filtered", "overlong_penalized"} <= set(COUNTS)  # summed over processes
+
+
+def test_soft_overlong_penalty_ramps_over_the_buffer_and_is_full_when_cut_off() -> None:
+    """L_max = 30, L_cache = 8 (the ramp starts at 22), penalty 0.5; four equal-reward episodes."""
+    ex = example("e1")
+    ros = [capped("e1", 0, [call("get")], 22), capped("e1", 1, [call("get")], 24),
+           capped("e1", 2, [call("get")], 28), capped("e1", 3, [call("get")], 25, "token_cap")]
+    cfg = GRPOConfig(group_size=4, advantage="dr_grpo", overlong="soft_penalty", overlong_buffer=8,
+                     overlong_penalty=0.5)
+    rows, stats = rollouts_to_rows([ex], ros, RewardConfig(), cfg, max_len=30)
+    # penalties: 22 -> 0 (at the ramp's start); 24 -> (22 - 24) / 8 * 0.5 = -0.125; 28 -> -6/8 * 0.5 = -0.375;
+    # 25 but cut off by the cap -> the full -0.5 (by length alone it would be -0.1875).
+    # Equal rewards, so dr_grpo's advantages are the penalties minus their mean -0.25:
+    np.testing.assert_allclose([r.advantage for r in rows], [0.25, 0.125, -0.125, -0.25], atol=1e-12)
+    assert stats["overlong_penalized"] == 3 and stats["constant_groups"] == 0
+    raw = score(ex, [call("get")])["total"]
+    assert stats["reward"] == pytest.approx(raw)  # the logged reward is the unpenalised one
+    # without the penalty the group is constant and dropped: the penalty is what made the signal
+    none_rows, none_stats = rollouts_to_rows([ex], ros, RewardConfig(), GRPOConfig(group_size=4), max_len=30)
+    assert none_rows == [] and none_stats["constant_groups"] == 1 and none_stats["overlong_penalized"] == 0
+
+
+def test_soft_overlong_penalty_needs_a_cap_longer_than_its_buffer() -> None:
+    ex = example("e1")
+    ros = [capped("e1", 0, [call("get")], 20), capped("e1", 1, [], 21)]
+    cfg = GRPOConfig(group_size=2, overlong="soft_penalty", overlong_buffer=8)
+    with pytest.raises(ValueError, match="max_len"):
+        rollouts_to_rows([ex], ros, RewardConfig(), cfg)
+    with pytest.raises(ValueError, match="overlong_buffer"):
+        rollouts_to_rows([ex], ros, RewardConfig(), cfg, max_len=8)
+
+
+def test_grpo_config_checks_the_new_knobs_at_load() -> None:
+    with pytest.raises(ValueError, match="overlong"):
+        GRPOConfig(overlong="truncate")
+    with pytest.raises(ValueError, match="overlong_buffer"):
+        GRPOConfig(overlong_buffer=0)
+    with pytest.raises(ValueError, match="overlong_penalty"):
+        GRPOConfig(overlong_penalty=-1.0)
+    with pytest.raises(KeyError, match="reinforce_pp"):
+        GRPOConfig(advantage="reinforce++")
+    assert GRPOConfig(advantage="reinforce_pp").advantage == "reinforce_pp"
+
+
+def test_reinforce_pp_rows_share_one_batch_std_across_groups() -> None:
+    """recall_only rewards: e1 [1, 0, 0], e2 [1, 1, 0]."""
+    from prove_jax.rewards import variant
+
+    exs = [example("e1"), example("e2")]
+    ros = [rollout("e1", 0, [call("get")]), rollout("e1", 1, []), rollout("e1", 2, []),
+           rollout("e2", 0, [call("get")]), rollout("e2", 1, [call("get")]), rollout("e2", 2, [])]
+    rows, _ = rollouts_to_rows(exs, ros, variant("recall_only"), GRPOConfig(group_size=3, advantage="reinforce_pp"))
+    # centred: [2/3, -1/3, -1/3] and [1/3, 1/3, -2/3]; squares sum to 12/9 = 4/3; ddof=1 over 6 rows: var 4/15
+    std = np.sqrt(4 / 15)
+    np.testing.assert_allclose([r.advantage for r in rows], np.array([2, -1, -1, 1, 1, -2]) / 3 / std, rtol=1e-5)
+
+
+def test_a_soft_overlong_buffer_not_below_the_cap_is_refused_at_start_up() -> None:
+    from pathlib import Path
+
+    from prove_jax.config import ConfigError, LaunchConfig, check, load
+
+    tiny = str(Path(__file__).resolve().parents[2] / "configs/runs/tiny_cpu.yaml")  # max_tokens_limit 2048
+    with pytest.raises(ConfigError, match="grpo.overlong_buffer"):
+        check(load(LaunchConfig, tiny, ["grpo.overlong=soft_penalty"]))
+    check(load(LaunchConfig, tiny, ["grpo.overlong=soft_penalty", "grpo.overlong_buffer=512"]))

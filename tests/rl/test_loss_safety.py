@@ -58,7 +58,9 @@ def _inputs(poison: tuple[float, float, float] | None) -> tuple[jax.Array, jax.A
 
 def _configs() -> list[LossConfig]:
     return [LossConfig(policy_loss=p, aggregation=a, kl_coef=0.1, kl_estimator=k, tis_cap=t)
-            for p in POLICY_LOSSES for a in AGGREGATIONS for k in ("k1", "k3") for t in (None, 2.0)]
+            for p in POLICY_LOSSES for a in AGGREGATIONS for k in ("k1", "k3") for t in (None, 2.0)] + [
+        LossConfig(policy_loss=p, aggregation=a, kl_coef=0.1, clip_ratio_c=3.0)  # the dual clip's where too
+        for p in POLICY_LOSSES for a in AGGREGATIONS]
 
 
 @pytest.mark.parametrize("case", sorted(POISON))

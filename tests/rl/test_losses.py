@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import jax
@@ -30,11 +31,59 @@ def test_token_surrogate_clips_each_side_with_its_own_epsilon() -> None:
     logp = jnp.log(jnp.array([[1.5, 0.5, 1.1], [1.5, 0.5, 1.0]]))
     slp = jnp.zeros((2, 3))
     adv = jnp.array([2.0, -1.0])
-    loss, clipped = POLICY_LOSSES.get("token")(logp, slp, adv, jnp.ones((2, 3)), cfg)
+    loss, flags = POLICY_LOSSES.get("token")(logp, slp, adv, jnp.ones((2, 3)), cfg)
     # A>0: -min(rA, clip(r)A): r=1.5 -> clip 1.3 -> -2.6 (clipped); r=0.5 -> -1.0 (min is r*A); r=1.1 -> -2.2
     # A<0: r=1.5 -> -min(-1.5, -1.3) = 1.5 (unclipped); r=0.5 -> -min(-0.5, -0.8) = 0.8 (clipped); r=1 -> 1
     np.testing.assert_allclose(loss, [[-2.6, -1.0, -2.2], [1.5, 0.8, 1.0]], rtol=1e-6)
-    np.testing.assert_array_equal(clipped, [[True, False, False], [False, True, False]])
+    np.testing.assert_array_equal(flags["clip_frac"], [[True, False, False], [False, True, False]])
+    assert "clip_frac_lower" not in flags  # no dual clip by default
+
+
+def test_dual_clip_caps_the_negative_advantage_loss_at_c() -> None:
+    cfg = LossConfig(eps_low=0.2, eps_high=0.2, clip_ratio_c=3.0)
+    # rows: A = -1, A = -2, A = +1; ratios 4, 2.5, 0.5 on each
+    logp = jnp.log(jnp.array([[4.0, 2.5, 0.5]] * 3))
+    slp = jnp.zeros((3, 3))
+    adv = jnp.array([-1.0, -2.0, 1.0])
+    loss, flags = POLICY_LOSSES.get("token")(logp, slp, adv, jnp.ones((3, 3)), cfg)
+    # PPO loss max(-rA, -clip(r)A), then for A < 0 min(., -A c):
+    # A=-1: r=4 -> max(4, 1.2) = 4 -> capped at 3; r=2.5 -> 2.5 (< 3); r=0.5 -> max(0.5, 0.8) = 0.8
+    # A=-2: r=4 -> 8 -> capped at 6; r=2.5 -> 5 (< 6); r=0.5 -> 1.6
+    # A=+1: never capped: r=4 -> -min(4, 1.2) = -1.2; r=2.5 -> -1.2; r=0.5 -> -0.5
+    np.testing.assert_allclose(loss, [[3.0, 2.5, 0.8], [6.0, 5.0, 1.6], [-1.2, -1.2, -0.5]], rtol=1e-6)
+    want_lower = [[True, False, False], [True, False, False], [False, False, False]]
+    np.testing.assert_array_equal(flags["clip_frac_lower"], want_lower)
+    # the clip flags are PPO's own, unchanged by the dual clip
+    np.testing.assert_array_equal(flags["clip_frac"], [[False, False, True], [False, False, True], [True, True, False]])
+    # where the cap binds the loss is a constant: no gradient; elsewhere d/dlogp of -rA is -rA
+    g = jax.grad(lambda lp: POLICY_LOSSES.get("token")(lp, slp, adv, jnp.ones((3, 3)), cfg)[0].sum())(logp)
+    np.testing.assert_allclose(g, [[0.0, 2.5, 0.0], [0.0, 5.0, 0.0], [0.0, 0.0, -0.5]], rtol=1e-6, atol=1e-7)
+    # the metric: token mean over the step's masked tokens (mask drops token (1, 0) -> 1 of 8)
+    mask = jnp.ones((3, 3)).at[1, 0].set(0.0)
+    _, m = policy_objective(logp, slp, adv, mask, den(8, 3), cfg)
+    assert float(m["clip_frac_lower"]) == pytest.approx(1 / 8)
+    _, m_off = policy_objective(logp, slp, adv, mask, den(8, 3), LossConfig())
+    assert "clip_frac_lower" not in m_off
+
+
+def test_dual_clip_never_binds_on_the_proximal_ratio_of_tis() -> None:
+    """With ``tis_cap`` the clip acts on pi/sg(pi) = 1, so the dual clip (c > 1) never binds;
+    the TIS weight (capped) is what bounds a stale token."""
+    logp, slp, adv = jnp.log(jnp.array([[4.0]])), jnp.zeros((1, 1)), jnp.array([-1.0])
+    loss, flags = POLICY_LOSSES.get("token")(logp, slp, adv, jnp.ones((1, 1)), LossConfig(tis_cap=2.0, clip_ratio_c=3.0))
+    np.testing.assert_allclose(loss, [[2.0]], rtol=1e-6)  # -A * 1 * min(4, 2)
+    assert not bool(flags["clip_frac_lower"].any())
+
+
+def test_gspo_dual_clips_the_sequence_ratio() -> None:
+    logp = jnp.log(jnp.array([[8.0, 2.0, 0.01], [8.0, 2.0, 0.01]]))  # third token masked out
+    mask = jnp.array([[1.0, 1.0, 0.0], [1.0, 1.0, 0.0]])
+    adv = jnp.array([-1.0, 1.0])
+    cfg = LossConfig(clip_ratio_c=3.0)
+    loss, flags = POLICY_LOSSES.get("gspo")(logp, jnp.zeros((2, 3)), adv, mask, cfg)
+    # s = exp(mean(log 8, log 2)) = 4: A=-1 -> PPO loss max(4, 1.2) = 4, capped at 3; A=+1 -> -1.2
+    np.testing.assert_allclose(loss, [[3.0] * 3, [-1.2] * 3], rtol=1e-6)
+    np.testing.assert_array_equal(flags["clip_frac_lower"], [[True] * 3, [False] * 3])
 
 
 def test_aggregations_by_hand() -> None:
@@ -81,28 +130,34 @@ def test_kl_term_enters_with_its_coefficient() -> None:
     assert "kl" not in m0  # no reference term at beta = 0
 
 
-def test_gspo_equals_token_level_with_one_token_per_sequence() -> None:
+@pytest.mark.parametrize("dual", [False, True])
+def test_gspo_equals_token_level_with_one_token_per_sequence(dual: bool) -> None:
+    """Also with the dual clip binding: negative advantages and ratios up to e^1.5 ~ 4.5 > c = 1.5."""
     rng = np.random.default_rng(1)
     logp = jnp.asarray(rng.normal(-1, 0.5, (5, 1)), jnp.float32)
-    slp = logp + jnp.asarray(rng.normal(0, 0.3, (5, 1)), jnp.float32)
+    shift = [[-1.5], [0.5], [-1.2], [0.0], [-0.9]] if dual else rng.normal(0, 0.3, (5, 1))
+    slp = logp + jnp.asarray(shift, jnp.float32)
     adv, mask = jnp.asarray(rng.normal(0, 1, 5), jnp.float32), jnp.ones((5, 1))
-    cfg = LossConfig(eps_low=0.1, eps_high=0.15)
+    adv = -jnp.abs(adv) if dual else adv
+    cfg = LossConfig(eps_low=0.1, eps_high=0.15, clip_ratio_c=1.5 if dual else None)
 
     def loss(name: str, lp: jax.Array) -> jax.Array:
-        return policy_objective(lp, slp, adv, mask, den(5, 5), LossConfig(**{**cfg.__dict__, "policy_loss": name}))[0]
+        return policy_objective(lp, slp, adv, mask, den(5, 5), dataclasses.replace(cfg, policy_loss=name))[0]
 
     assert float(loss("gspo", logp)) == pytest.approx(float(loss("token", logp)), rel=1e-6)
     np.testing.assert_allclose(jax.grad(loss, argnums=1)("gspo", logp), jax.grad(loss, argnums=1)("token", logp),
                                rtol=1e-5)
+    if dual:  # the case must exercise the cap
+        assert float(policy_objective(logp, slp, adv, mask, den(5, 5), cfg)[1]["clip_frac_lower"]) > 0
 
 
 def test_gspo_uses_the_length_normalised_sequence_ratio() -> None:
     logp = jnp.log(jnp.array([[2.0, 0.5, 9.0]]))  # third token masked out
     mask = jnp.array([[1.0, 1.0, 0.0]])
-    loss, clipped = POLICY_LOSSES.get("gspo")(logp, jnp.zeros((1, 3)), jnp.array([1.0]), mask, LossConfig(eps_high=0.5))
+    loss, flags = POLICY_LOSSES.get("gspo")(logp, jnp.zeros((1, 3)), jnp.array([1.0]), mask, LossConfig(eps_high=0.5))
     # s = exp(mean(log 2, log 0.5)) = 1 -> unclipped, every token's value is -s * A = -1
     np.testing.assert_allclose(loss, [[-1.0, -1.0, -1.0]], rtol=1e-6)
-    assert not bool(clipped.any())
+    assert not bool(flags["clip_frac"].any())
 
 
 def test_truncated_is_weights_are_capped_and_detached() -> None:
@@ -138,3 +193,5 @@ def test_bad_loss_config_names_the_problem() -> None:
         LossConfig(policy_loss="ppo2")
     with pytest.raises(ValueError, match="clip range"):
         LossConfig(eps_low=1.5)
+    with pytest.raises(ValueError, match="clip_ratio_c"):
+        LossConfig(clip_ratio_c=1.0)
