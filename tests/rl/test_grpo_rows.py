@@ -165,6 +165,6 @@ def test_a_soft_overlong_buffer_not_below_the_cap_is_refused_at_start_up() -> No
     from prove_jax.config import ConfigError, LaunchConfig, check, load
 
     tiny = str(Path(__file__).resolve().parents[2] / "configs/runs/tiny_cpu.yaml")  # max_tokens_limit 2048
-    with pytest.raises(ConfigError, match="grpo.overlong_buffer"):
+    with pytest.raises(ConfigError, match=r"grpo\.overlong_buffer"):
         check(load(LaunchConfig, tiny, ["grpo.overlong=soft_penalty"]))
     check(load(LaunchConfig, tiny, ["grpo.overlong=soft_penalty", "grpo.overlong_buffer=512"]))
