@@ -12,8 +12,9 @@ was given, key order included, so a record written through it is byte-identical 
 ``data/`` builds: known keys come out in the order ``data/`` writes them (the Contract's order)
 and keys this module does not know (``meta``, or fields a later ``data/`` adds) are kept in
 ``extras`` and written after them, at every level (record, turn, gold step, gold call,
-complexity). Rollouts are never serialised (the eval writes its own summary of a few), so they
-have no dict form.
+complexity). A Rollout has no dict form (its token arrays are never written); its calls and parse
+errors do (:meth:`CallRecord.to_dict` / :meth:`CallRecord.from_dict`, the same for
+:class:`ParseError`), since GRPO's rollout dump (``prove_jax.rl.dump``) writes and reads them back.
 
 Sequences are tuples (a record is not edited after it is made; a different view of an example
 is a new record, ``dataclasses.replace``); tool schemas and call arguments stay the JSON objects
@@ -268,6 +269,27 @@ class CallRecord:
     result: str
     error_kind: str | None
 
+    _KEYS = ("name", "arguments", "parsed_ok", "schema_ok", "turn", "assistant_turn", "executed_ok", "result",
+             "error_kind")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of this call (``from_dict(c.to_dict()) == c``)."""
+        return {k: getattr(self, k) for k in self._KEYS}
+
+    @classmethod
+    def from_dict(cls, d: Any, record: str = "CallRecord", path: str = "") -> CallRecord:
+        """The call of a JSON object; ``ValueError`` naming ``record`` and the field when one is
+        missing or of the wrong type (a hand-edited or truncated dump fails where it is read)."""
+        r = _Reader(record)
+        d = r.obj(d, path or "<call>")
+        kind = d.get("error_kind")
+        if kind is not None and not isinstance(kind, str):
+            r.fail(f"{path}.error_kind" if path else "error_kind", f"must be str or null, got {type(kind).__name__}")
+        return cls(r.get(d, "name", str, path), r.get(d, "arguments", dict, path), r.get(d, "parsed_ok", bool, path),
+                   r.get(d, "schema_ok", bool, path), r.get(d, "turn", int, path),
+                   r.get(d, "assistant_turn", int, path), r.get(d, "executed_ok", bool, path),
+                   r.get(d, "result", str, path), kind)
+
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class ParseError:
@@ -276,6 +298,15 @@ class ParseError:
     turn: int
     assistant_turn: int
     reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"turn": self.turn, "assistant_turn": self.assistant_turn, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, d: Any, record: str = "ParseError", path: str = "") -> ParseError:
+        r = _Reader(record)
+        d = r.obj(d, path or "<parse error>")
+        return cls(r.get(d, "turn", int, path), r.get(d, "assistant_turn", int, path), r.get(d, "reason", str, path))
 
 
 @dataclasses.dataclass(frozen=True, slots=True, eq=False)

@@ -23,6 +23,13 @@ input buffers). Staleness is bounded by one step; the importance ratio is agains
 distribution, and ``loss.tis_cap`` turns on the truncated-IS correction. A resumed async run
 regenerates its first batch with the restored params (the in-flight batch is not checkpointed).
 
+**Dynamic sampling** (``dynamic_sampling``, DAPO): a step with fewer than ``prompts_per_step``
+informative groups draws more prompts from the loader and rolls them out, at most
+``max_refill_rounds`` times (``rl.refill``; the row gains ``resampled_prompts``,
+``refill_rounds``, ``informative_groups``). **Rollout dumps** (``dump_rollouts``): every step's
+transcripts, calls, rewards and advantages go to ``rollouts/step_<N>.jsonl`` beside the metrics
+(``rl.dump``; read them with ``python -m prove_jax.inspect RUN --step N``).
+
 Each step's metrics row holds the reward and its components, loss terms, lengths, calls per
 episode, tool error rate, skipped/failed counts and the time split: ``time/rollout_device``
 (the engine's busy device time), ``time/host`` (the rest of the rollout phase: tool calls,
@@ -51,8 +58,10 @@ from prove_jax.records import Example, Rollout
 from prove_jax.rewards import PAPER_COMPONENTS, RewardConfig, score_rollouts
 from prove_jax.rl.advantages import check_estimator, group_advantages
 from prove_jax.rl.batch import Row, length_buckets, micro_batches, trim_row
+from prove_jax.rl.dump import RolloutDumper, RolloutScore, rollout_dumper
 from prove_jax.rl.loop import StageRunner
 from prove_jax.rl.losses import LossConfig
+from prove_jax.rl.refill import REFILL_COUNTS, refill
 from prove_jax.rl.step import OptimConfig, Trainer
 
 COMPONENTS = (*PAPER_COMPONENTS, "abstain")
@@ -79,6 +88,12 @@ class GRPOConfig:
     overlong_buffer: int = 4096  # soft_penalty: L_cache, the tokens below the cap where it ramps up
     overlong_penalty: float = 1.0  # soft_penalty: its largest value (at and past the cap)
     async_rollouts: bool = False
+    # <stage_dir>/rollouts/step_<N>.jsonl: transcripts, calls, rewards, advantages (rl.dump)
+    dump_rollouts: bool = True
+    # DAPO dynamic sampling: refill a step with more prompts until it holds prompts_per_step
+    # informative groups, at most max_refill_rounds extra loader batches per step (rl.refill)
+    dynamic_sampling: bool = False
+    max_refill_rounds: int = 4
     # storage of the frozen KL reference: None = the compute dtype (bit-identical log-probs, since
     # weights are cast to it at use; bf16 halves an f32 copy), or e.g. "float32"
     reference_dtype: str | None = None
@@ -97,6 +112,8 @@ class GRPOConfig:
         if self.overlong_buffer < 1 or self.overlong_penalty < 0:
             raise ValueError(f"overlong_buffer must be >= 1 and overlong_penalty >= 0, got "
                              f"{self.overlong_buffer}, {self.overlong_penalty}")
+        if self.max_refill_rounds < 0:
+            raise ValueError(f"grpo.max_refill_rounds must be >= 0, got {self.max_refill_rounds}")
 
 
 def step_seed(seed: int, step: int) -> int:
@@ -136,6 +153,7 @@ def rollouts_to_rows(
     reward: RewardConfig,
     cfg: GRPOConfig,
     max_len: int | None = None,
+    scored: dict[Rollout, RolloutScore] | None = None,
 ) -> tuple[list[Row], dict[str, float]]:
     """Score groups, compute advantages and build rows; also the step's rollout statistics.
 
@@ -158,6 +176,9 @@ def rollouts_to_rows(
       reward before the advantage estimator normalises the group; episodes it penalises are
       counted in ``overlong_penalized``. The logged ``reward`` stays the unpenalised total, so
       it is comparable across configs and with the eval.
+
+    ``scored`` (filled when given): each scored rollout's reward dict and the advantage its row
+    got (``None`` in a dropped constant group), for the rollout dump.
     """
     soft_cap = max_len if cfg.overlong == "soft_penalty" else None  # L_max of the soft penalty
     if cfg.overlong == "soft_penalty" and (soft_cap is None or cfg.overlong_buffer >= soft_cap):
@@ -187,6 +208,8 @@ def rollouts_to_rows(
             total = total + pen
         totals.append(total)
         kept_rollouts.extend(zip(ok, raw, strict=True))
+        if scored is not None:
+            scored.update((r, RolloutScore(s)) for r, s in zip(ok, scores, strict=True))
         for c in (*COMPONENTS, "state"):
             if c in scores[0]:
                 comps.setdefault(c, []).extend(s[c] for s in scores)
@@ -194,6 +217,8 @@ def rollouts_to_rows(
     rows: list[Row] = []
     trimmed = dropped_long = filtered = 0
     for group, adv in zip(groups, advs, strict=True):
+        if scored is not None and adv is not None:
+            scored.update((r, RolloutScore(scored[r].scores, float(a))) for r, a in zip(group, adv, strict=True))
         if adv is None:
             continue
         for r, a in zip(group, adv, strict=True):
@@ -286,12 +311,21 @@ class _Generator:
         gen0 = c.engine.stats.generated_tokens
         ros = await run_rollouts(c.engine, c.pool, examples, c.template, c.tokenizer, n_samples=self.cfg.group_size,
                                  sampling=self.cfg.sampling, config=self.episode, seed=step_seed(self.seed, step))
-        return {"examples": examples, "rollouts": ros, "wall": time.perf_counter() - t0,
+        return {"examples": examples, "rollouts": ros, "wall": time.perf_counter() - t0, "scored": {},
                 "device": c.engine.stats.device_busy_s - busy0, "generated": c.engine.stats.generated_tokens - gen0}
+
+    async def draw(self, loader: Any, step: int) -> dict[str, Any]:
+        """Step ``step``'s batch: the loader's next prompts, refilled with more when dynamic
+        sampling is on (every draw goes through ``loader``, so its state covers the refills)."""
+        batch = await self(next(loader), step)
+        if not self.cfg.dynamic_sampling:
+            return batch
+        return await refill(batch, lambda: next(loader), lambda exs: self(exs, step), self.ctx.reward,
+                            target=len(batch["examples"]), max_rounds=self.cfg.max_refill_rounds)
 
 
 COUNTS = ("episodes", "failed_episodes", "constant_groups", "groups", "rows", "rows_trimmed", "rows_dropped_long",
-          "overlong_filtered", "overlong_penalized", "finish/token_cap", "finish/assistant_cap")
+          "overlong_filtered", "overlong_penalized", "finish/token_cap", "finish/assistant_cap", *REFILL_COUNTS)
 
 
 def _across_processes(stats: dict[str, float]) -> dict[str, float]:
@@ -310,7 +344,8 @@ def _across_processes(stats: dict[str, float]) -> dict[str, float]:
 def _update(ctx: GRPOContext, cfg: GRPOConfig, batch: Mapping[str, Any]) -> dict[str, Any]:
     """Host work of a step (rewards, advantages, batching) and the update itself."""
     t0 = time.perf_counter()
-    rows, stats = rollouts_to_rows(batch["examples"], batch["rollouts"], ctx.reward, cfg, max_len=ctx.max_len)
+    rows, stats = rollouts_to_rows(batch["examples"], batch["rollouts"], ctx.reward, cfg, max_len=ctx.max_len,
+                                   scored=batch.get("scored"))
     out: dict[str, Any] = _across_processes(stats)
     if out["rows"] > 0:  # rows of all processes: a process without any still joins the step
         mbs, plan = micro_batches(rows, cfg.rows_per_micro, length_buckets(ctx.max_len))
@@ -325,6 +360,15 @@ def _update(ctx: GRPOContext, cfg: GRPOConfig, batch: Mapping[str, Any]) -> dict
         out.update({"time/update": 0.0, "update_tokens": 0.0, "no_update": 1.0,
                     "time/host_batch": time.perf_counter() - t0})
     return out
+
+
+def _dump(dumper: RolloutDumper, step: int, batch: Mapping[str, Any]) -> float:
+    """Write step ``step``'s rollout dump; returns the seconds it took."""
+    t0 = time.perf_counter()
+    info = batch.get("refill")
+    dumper.write(step, batch["examples"], batch["rollouts"], batch["scored"],
+                 rounds=info.round_of if info is not None else None, surplus=info.surplus if info is not None else ())
+    return time.perf_counter() - t0
 
 
 def _row(batch: Mapping[str, Any], upd: Mapping[str, Any], trainer: Trainer, after: float, overlapped: bool
@@ -346,19 +390,21 @@ async def train_grpo(ctx: GRPOContext, cfg: GRPOConfig, loader: Any, runner: Sta
     """Run (or resume) GRPO to ``cfg.steps`` steps; returns the stage summary."""
     generate = _Generator(ctx, cfg, seed)
     start = runner.start(loader)
+    # a resumed run drops the dumps of the steps it runs again, then writes them anew
+    dumper = rollout_dumper(cfg.dump_rollouts, runner.out, ctx.tokenizer, jax.process_index(), start=start)
     done = start
     sampler = ctx.engine.sampler
     async with ctx.engine:
         if start < cfg.steps:
             ctx.sync_engine(cfg.async_rollouts)
-            batch = await generate(next(loader), start)
+            batch = await generate.draw(loader, start)
         for step in range(start, cfg.steps):
             t_step = time.perf_counter()
             data_state = loader.get_state()  # after this step's prompts, before any prefetch
             nxt: asyncio.Task[dict[str, Any]] | None = None
             if cfg.async_rollouts and step + 1 < cfg.steps:
                 synced = ctx.sync_engine(True)  # the params before this update
-                nxt = asyncio.create_task(generate(next(loader), step + 1))
+                nxt = asyncio.create_task(generate.draw(loader, step + 1))
                 upd = await asyncio.to_thread(_update, ctx, cfg, batch)
             else:
                 # The engine is idle until the next rollouts: its KV cache, slot state and own
@@ -368,6 +414,10 @@ async def train_grpo(ctx: GRPOContext, cfg: GRPOConfig, loader: Any, runner: Sta
                 # sync: the engine takes the new weights (colocated: the step's output buffers)
                 synced = ctx.sync_engine(False)
             upd.update(synced)
+            if "refill" in batch:  # a collective on several processes: every process has one
+                upd.update(_across_processes(batch["refill"].metrics()))
+            if dumper is not None:
+                upd["time/dump"] = await asyncio.to_thread(_dump, dumper, step, batch)
             done = step + 1
             if nxt is not None:
                 next_batch = await nxt  # finished even when stopping: no task is left behind
@@ -376,7 +426,7 @@ async def train_grpo(ctx: GRPOContext, cfg: GRPOConfig, loader: Any, runner: Sta
             if nxt is not None:
                 batch = next_batch
             elif not stop and step + 1 < cfg.steps:
-                batch = await generate(next(loader), step + 1)
+                batch = await generate.draw(loader, step + 1)
             if stop:
                 break
     pngs = runner.finish(done, title="GRPO")
