@@ -34,6 +34,7 @@ class Row:
     loss_mask: np.ndarray  # bool [T]
     sample_logprobs: np.ndarray | None = None  # float32 [T]
     advantage: float = 0.0
+    old_logprobs: np.ndarray | None = None  # float32 [T]: pi_old recomputed by the trainer (rl.ppo)
 
     def __len__(self) -> int:
         return int(self.tokens.shape[0])
@@ -63,7 +64,8 @@ def trim_row(row: Row, max_len: int) -> Row | None:
         return None
     cut = int(ends[-1]) + 1
     slp = None if row.sample_logprobs is None else row.sample_logprobs[:cut]
-    return Row(row.tokens[:cut], row.loss_mask[:cut], slp, row.advantage)
+    old = None if row.old_logprobs is None else row.old_logprobs[:cut]
+    return Row(row.tokens[:cut], row.loss_mask[:cut], slp, row.advantage, old)
 
 
 TOP_BUCKET_MULTIPLE = 512
@@ -157,8 +159,9 @@ class _Pad:
         n, length = self.plan.rows_per_micro, self.plan.lengths[index]
         out: dict[str, np.ndarray] = {"tokens": np.zeros((n, length), np.int32),
                                       "loss_mask": np.zeros((n, length), bool)}
-        if "sample_logprobs" in self.fields:
-            out["sample_logprobs"] = np.zeros((n, length), np.float32)
+        for name in ("sample_logprobs", "old_logprobs"):
+            if name in self.fields:
+                out[name] = np.zeros((n, length), np.float32)
         if "advantages" in self.fields:
             out["advantages"] = np.zeros((n,), np.float32)
         for j, r in enumerate(rows):
@@ -167,6 +170,8 @@ class _Pad:
             out["loss_mask"][j, :t] = r.loss_mask
             if "sample_logprobs" in out and r.sample_logprobs is not None:
                 out["sample_logprobs"][j, :t] = r.sample_logprobs
+            if "old_logprobs" in out and r.old_logprobs is not None:
+                out["old_logprobs"][j, :t] = r.old_logprobs
             if "advantages" in out:
                 out["advantages"][j] = r.advantage
         return out

@@ -10,7 +10,8 @@ One step (synchronous mode):
    eval uses too; GDPO normalisation happens there) and turned into advantages
    (``rl.advantages``); constant groups are dropped or kept. The episodes snapshot the servers'
    end state only when that config has the ``state`` term (:func:`rollout_episode`);
-4. rows are bucketed into micro-batches (Grain) and the train step applies one optimizer update;
+4. rows are bucketed into micro-batches (Grain) and the train step applies one optimizer update
+   (or ``mini_batches x ppo_epochs`` of them against a recomputed pi_old: :mod:`prove_jax.rl.ppo`);
 5. the engine gets the new params (``GRPOContext.sync_engine``): the trainer's own buffers when
    the engine shares its dtype and layout, else ``engine.weights.WeightSync``'s on-device cast +
    reshard (bf16 engine, one engine per process on several hosts). The engine's KV cache and
@@ -57,10 +58,11 @@ from prove_jax.env import EpisodeConfig, MCPPool, run_rollouts
 from prove_jax.records import Example, Rollout
 from prove_jax.rewards import PAPER_COMPONENTS, RewardConfig, score_rollouts
 from prove_jax.rl.advantages import check_estimator, group_advantages
-from prove_jax.rl.batch import Row, length_buckets, micro_batches, trim_row
+from prove_jax.rl.batch import Row, length_buckets, trim_row
 from prove_jax.rl.dump import RolloutDumper, RolloutScore, rollout_dumper
 from prove_jax.rl.loop import StageRunner
 from prove_jax.rl.losses import LossConfig
+from prove_jax.rl.ppo import ppo_updates, summarise
 from prove_jax.rl.refill import REFILL_COUNTS, refill
 from prove_jax.rl.step import OptimConfig, Trainer
 
@@ -81,6 +83,13 @@ class GRPOConfig:
     prompts_per_step: int = 16
     group_size: int = 16
     rows_per_micro: int = 8
+    # PPO updates per rollout batch (verl's ppo_epochs / ppo_mini_batch_size; rl.ppo): rows split
+    # into mini_batches optimizer steps, repeated ppo_epochs times; > 1 update needs pi_old
+    # recomputed by the trainer before the first (recompute_old_logprobs; the engine's log-probs
+    # then only enter loss.tis_cap's correction)
+    ppo_epochs: int = 1
+    mini_batches: int = 1
+    recompute_old_logprobs: bool = False
     advantage: str = "grpo"  # grpo | dr_grpo | rloo | reinforce_pp (batch-std scale)
     drop_constant_groups: bool = True
     # episodes cut off by the transcript cap (finish == "token_cap"), DAPO §3.4; see rollouts_to_rows
@@ -104,6 +113,12 @@ class GRPOConfig:
     def __post_init__(self) -> None:
         if self.steps < 1 or self.prompts_per_step < 1 or self.group_size < 2 or self.rows_per_micro < 1:
             raise ValueError("steps, prompts_per_step, rows_per_micro must be >= 1 and group_size >= 2")
+        if self.ppo_epochs < 1 or self.mini_batches < 1:
+            raise ValueError(f"grpo.ppo_epochs and grpo.mini_batches must be >= 1, got {self.ppo_epochs}, "
+                             f"{self.mini_batches}")
+        if self.ppo_epochs * self.mini_batches > 1 and not self.recompute_old_logprobs:
+            raise ValueError("grpo.ppo_epochs x grpo.mini_batches > 1 needs grpo.recompute_old_logprobs=true: "
+                             "later updates need a fixed pi_old (see prove_jax.rl.ppo)")
         if self.sampling.temperature <= 0:
             raise ValueError("GRPO samples: sampling.temperature must be > 0")
         check_estimator(self.advantage)  # a typo fails at load, not after the first rollouts
@@ -312,7 +327,8 @@ class _Generator:
         ros = await run_rollouts(c.engine, c.pool, examples, c.template, c.tokenizer, n_samples=self.cfg.group_size,
                                  sampling=self.cfg.sampling, config=self.episode, seed=step_seed(self.seed, step))
         return {"examples": examples, "rollouts": ros, "wall": time.perf_counter() - t0, "scored": {},
-                "device": c.engine.stats.device_busy_s - busy0, "generated": c.engine.stats.generated_tokens - gen0}
+                "device": c.engine.stats.device_busy_s - busy0, "generated": c.engine.stats.generated_tokens - gen0,
+                "seed": step_seed(self.seed, step)}  # the update's mini-batch shuffle (rl.ppo)
 
     async def draw(self, loader: Any, step: int) -> dict[str, Any]:
         """Step ``step``'s batch: the loader's next prompts, refilled with more when dynamic
@@ -348,9 +364,10 @@ def _update(ctx: GRPOContext, cfg: GRPOConfig, batch: Mapping[str, Any]) -> dict
                                    scored=batch.get("scored"))
     out: dict[str, Any] = _across_processes(stats)
     if out["rows"] > 0:  # rows of all processes: a process without any still joins the step
-        mbs, plan = micro_batches(rows, cfg.rows_per_micro, length_buckets(ctx.max_len))
-        t1 = time.perf_counter()
-        out.update(ctx.trainer.step(mbs, ctx.trainer.denominators(plan.tokens, plan.seqs)))
+        t1 = time.perf_counter()  # batching is inside the update now (one split per mini-batch)
+        out.update(summarise(ppo_updates(ctx.trainer, rows, cfg.rows_per_micro, length_buckets(ctx.max_len),
+                                         epochs=cfg.ppo_epochs, mini_batches=cfg.mini_batches,
+                                         recompute=cfg.recompute_old_logprobs, seed=batch["seed"])))
         t2 = time.perf_counter()
         tokens = sum(len(r) for r in rows)
         out.update({"time/update": t2 - t1, "update_tokens": float(tokens),

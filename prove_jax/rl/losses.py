@@ -19,9 +19,17 @@ kernels), the ratio drifts from 1 and PPO clipping silently zeroes those tokens'
 gradients. With ``tis_cap = C`` the loss takes the decoupled form: the behaviour mismatch is
 corrected by the detached weight ``min(pi_theta / pi_sampler, C)`` and clipping acts on
 ``pi_theta / sg(pi_theta)`` (the proximal policy is the step's own starting point; exact for one
-optimizer step per batch, which the config enforces). The paper recipe sets ``C = 2`` (verl's
-default): without it the clip hits ~0.5 % of tokens at step 0 on bf16 numerics alone
-(tests/rl/test_tis_bf16.py, a tiny peaked model).
+optimizer step per batch, which the config enforces: several PPO updates per batch need
+``old_logp``, below). The paper recipe sets ``C = 2`` (verl's default): without it the clip hits
+~0.5 % of tokens at step 0 on bf16 numerics alone (tests/rl/test_tis_bf16.py, a tiny peaked model).
+
+**Recomputed pi_old (``old_logp``, :mod:`prove_jax.rl.ppo`).** With several optimizer updates
+per rollout batch (PPO mini-batches / epochs) the proximal policy must stay fixed across them:
+the trainer's own log-probs before the first update. Given ``old_logp``, the clip acts on
+``pi_theta / pi_old`` (exactly 1 at the first update, whatever the engine's numerics) and the
+behaviour mismatch enters only through the detached weight ``min(pi_old / pi_sampler, C)`` when
+``tis_cap`` is set, else not at all (verl's rollout correction). With ``pi_old`` equal to the
+step's starting policy this is the ``tis_cap`` form above, now valid for every later update too.
 
 **Dual clip (``clip_ratio_c``, verl's name; off by default).** PPO's pessimistic ``max(-rA,
 -clip(r)A)`` is unbounded in ``r`` when ``A < 0``: one negative-advantage token whose ratio has
@@ -188,11 +196,18 @@ def _tis_weight(logp: jax.Array, sample_logp: jax.Array, mask: jax.Array, cap: f
 
 @POLICY_LOSSES.register("token")
 def token_level(
-    logp: jax.Array, sample_logp: jax.Array, adv: jax.Array, mask: jax.Array, cfg: LossConfig
+    logp: jax.Array, sample_logp: jax.Array, adv: jax.Array, mask: jax.Array, cfg: LossConfig,
+    old_logp: jax.Array | None = None,
 ) -> tuple[jax.Array, Flags]:
     """PPO/GRPO clipped surrogate (dual-clipped with ``clip_ratio_c``) with a ratio per token.
-    Returns per-token loss and clip flags."""
+    Returns per-token loss and clip flags. With ``old_logp`` the ratio is ``pi_theta / pi_old``
+    and TIS weighs ``pi_old / pi_sampler``."""
     a = adv[:, None]
+    if old_logp is not None:
+        loss, flags = _surrogate(jnp.exp(_log_ratio(logp, old_logp, mask)), a, cfg)
+        if cfg.tis_cap is None:
+            return loss, flags
+        return loss * _tis_weight(old_logp, sample_logp, mask, cfg.tis_cap), flags
     if cfg.tis_cap is None:
         return _surrogate(jnp.exp(_log_ratio(logp, sample_logp, mask)), a, cfg)
     loss, flags = _surrogate(jnp.exp(_masked(logp - jax.lax.stop_gradient(logp), mask)), a, cfg)
@@ -201,12 +216,14 @@ def token_level(
 
 @POLICY_LOSSES.register("gspo")
 def sequence_level(
-    logp: jax.Array, sample_logp: jax.Array, adv: jax.Array, mask: jax.Array, cfg: LossConfig
+    logp: jax.Array, sample_logp: jax.Array, adv: jax.Array, mask: jax.Array, cfg: LossConfig,
+    old_logp: jax.Array | None = None,
 ) -> tuple[jax.Array, Flags]:
     """GSPO: one ratio per sequence, ``exp(mean_t log(pi_theta / pi_sampler))`` over its masked
     tokens, clipped per sequence. Written per token as ``sg(s) * exp(logp - sg(logp))`` so the
     value is the sequence ratio on every token and the gradient is GSPO's (``s`` times the mean
-    token score); with one token per sequence it equals the token-level loss exactly.
+    token score); with one token per sequence it equals the token-level loss exactly. With
+    ``old_logp`` the sequence ratio is against ``pi_old`` and TIS weighs ``pi_old / pi_sampler``.
 
     ``clip_ratio_c`` applies here too, to the sequence ratio ``s`` (a negative-advantage sequence
     with ``s > c`` gets the capped loss ``-A c`` on every token and no gradient). verl applies the
@@ -216,17 +233,20 @@ def sequence_level(
     leave it unset for verl's GSPO."""
     n = jnp.maximum(jnp.sum(mask, axis=-1, keepdims=True), 1.0)
     a = adv[:, None]
-    base = jax.lax.stop_gradient(logp) if cfg.tis_cap is not None else sample_logp
+    if old_logp is not None:
+        base = old_logp
+    else:
+        base = jax.lax.stop_gradient(logp) if cfg.tis_cap is not None else sample_logp
 
-    def seq_log_ratio(b: jax.Array) -> jax.Array:
-        mean = jnp.sum(_masked(logp - b, mask), axis=-1, keepdims=True) / n
+    def seq_log_ratio(num: jax.Array, b: jax.Array) -> jax.Array:
+        mean = jnp.sum(_masked(num - b, mask), axis=-1, keepdims=True) / n
         return jnp.clip(mean, -LOG_RATIO_CLAMP, LOG_RATIO_CLAMP)
 
-    log_s = seq_log_ratio(base)
+    log_s = seq_log_ratio(logp, base)
     token_ratio = jnp.exp(jax.lax.stop_gradient(log_s) + _masked(logp - jax.lax.stop_gradient(logp), mask))
     loss, flags = _surrogate(token_ratio, a, cfg)
     if cfg.tis_cap is not None:
-        seq_w = seq_log_ratio(sample_logp)
+        seq_w = seq_log_ratio(logp if old_logp is None else old_logp, sample_logp)
         loss = loss * jax.lax.stop_gradient(jnp.minimum(jnp.exp(seq_w), cfg.tis_cap))
     return loss, {k: jnp.broadcast_to(f, logp.shape) for k, f in flags.items()}
 
@@ -239,18 +259,25 @@ def policy_objective(
     den: Denominators,
     cfg: LossConfig,
     ref_logp: jax.Array | None = None,
+    old_logp: jax.Array | None = None,
 ) -> tuple[jax.Array, dict[str, jax.Array]]:
     """The GRPO loss of one micro-batch (its share of the step's loss) and its metric shares.
 
     ``loss = aggregate(policy loss) + kl_coef * aggregate(KL estimate)``. Metrics are token means
     over the step (so micro-batch shares add up): ``pg_loss``, ``kl``, ``clip_frac``,
     ``clip_frac_lower`` (only with ``clip_ratio_c``: where the dual clip binds),
-    ``ratio`` (pi_theta / pi_sampler, log clamped to +-20; 1 in expectation even off-policy), ``abs_log_ratio`` (how far
+    ``ratio`` (pi_theta / pi_sampler, or pi_theta / pi_old when ``old_logp`` is given; log clamped to +-20;
+    1 in expectation even off-policy), ``abs_log_ratio`` (how far
     learner and sampler disagree per token: numerics on-policy, staleness off-policy), ``entropy`` (estimated as the mean of ``-logp`` over
-    sampled tokens: unbiased for the sampling distribution when on-policy).
+    sampled tokens: unbiased for the sampling distribution when on-policy). The metric names
+    are the same with and without ``old_logp`` (the trainer fixes them at its first batch).
     """
     mask = mask.astype(jnp.float32)
-    per_token, flags = POLICY_LOSSES.get(cfg.policy_loss)(logp, sample_logp, adv, mask, cfg)
+    policy_loss = POLICY_LOSSES.get(cfg.policy_loss)
+    if old_logp is None:  # a loss registered without an ``old_logp`` parameter keeps working
+        per_token, flags = policy_loss(logp, sample_logp, adv, mask, cfg)
+    else:
+        per_token, flags = policy_loss(logp, sample_logp, adv, mask, cfg, old_logp=old_logp)
     agg = AGGREGATIONS.get(cfg.aggregation)
     pg = agg(per_token, mask, den, cfg)
     loss = pg
@@ -258,7 +285,7 @@ def policy_objective(
     metrics = {
         "pg_loss": pg,
         **{name: tm(f.astype(jnp.float32)) for name, f in flags.items()},
-        "ratio": tm(jnp.exp(_log_ratio(logp, sample_logp, mask))),
+        "ratio": tm(jnp.exp(_log_ratio(logp, sample_logp if old_logp is None else old_logp, mask))),
         "abs_log_ratio": tm(jnp.abs(_masked(logp - sample_logp, mask))),  # sampler/learner mismatch (staleness)
         "entropy": tm(-logp),
     }

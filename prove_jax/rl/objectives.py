@@ -4,7 +4,9 @@ share of the step's loss; the arithmetic lives in :mod:`prove_jax.rl.losses`.
 
 Micro-batch fields (right-padded rows, see :mod:`prove_jax.rl.batch`): ``tokens`` int32
 ``[b, L]``, ``loss_mask`` bool ``[b, L]`` (True on model-generated tokens), and for GRPO
-``sample_logprobs`` f32 ``[b, L]`` and ``advantages`` f32 ``[b]``. Right padding needs no
+``sample_logprobs`` f32 ``[b, L]`` and ``advantages`` f32 ``[b]``, optionally ``old_logprobs``
+f32 ``[b, L]`` (pi_old recomputed by the trainer, :mod:`prove_jax.rl.ppo`; aligned as
+``sample_logprobs``: position ``t`` holds token ``t``'s log-prob). Right padding needs no
 attention mask: causal attention already hides the padding (which comes after every real token)
 from real positions, and padded positions carry no loss.
 """
@@ -40,17 +42,29 @@ class SFTObjective:
 @dataclasses.dataclass(frozen=True)
 class GRPOObjective:
     """Policy loss at the sampling temperature (the ratio's denominator is the sampled
-    distribution, see :mod:`prove_jax.rl.losses`), plus ``kl_coef`` x KL to the reference."""
+    distribution, see :mod:`prove_jax.rl.losses`), plus ``kl_coef`` x KL to the reference.
+
+    A batch carrying ``old_logprobs`` is scored against that pi_old instead (the ratio
+    pi_theta / pi_old; the sampled distribution then only enters truncated IS). Whether the key
+    is there is part of the batch's pytree structure, so it picks the path at trace time."""
 
     loss: LossConfig
     temperature: float = 1.0
 
+    def policy_logprobs(self, model: Model, tokens: jax.Array) -> jax.Array:
+        """The log-probs the loss scores, ``[b, L-1]`` target-aligned: also what the trainer
+        recomputes as pi_old, so both come from one function (same temperature, same kernels)
+        and the ratio starts at 1."""
+        return _logprobs(model, tokens, self.temperature)
+
     def __call__(self, model: Model, ref: Model | None, batch: Mapping[str, Any], den: Denominators
                  ) -> tuple[jax.Array, dict[str, jax.Array]]:
         tokens = batch["tokens"]
-        logp = _logprobs(model, tokens, self.temperature)
+        logp = self.policy_logprobs(model, tokens)
         ref_logp = None
         if ref is not None and self.loss.kl_coef > 0:
             ref_logp = jax.lax.stop_gradient(_logprobs(ref, tokens, self.temperature))
+        old = batch.get("old_logprobs")
         return policy_objective(logp, batch["sample_logprobs"][:, 1:], batch["advantages"],
-                                batch["loss_mask"][:, 1:], den, self.loss, ref_logp)
+                                batch["loss_mask"][:, 1:], den, self.loss, ref_logp,
+                                old_logp=None if old is None else old[:, 1:])

@@ -11,7 +11,7 @@ around our own code (each calls the original and changes nothing):
   process's engine holds exactly the trainer's params cast to the engine dtype, on this process's
   devices only: both are gathered to host numpy here, in the test, never in the run. A mismatch
   raises, so the process exits non-zero;
-* ``rl.grpo.micro_batches`` saves the rows this process trains on at each step
+* ``rl.ppo.micro_batches`` (GRPO's update batches through it) saves the rows this process trains on at each step
   (``DIR/rows.NAME.<call>.<process>.npz``) for the test's one-process replay of the update.
 
 Every process writes ``DIR/worker.NAME.<process>.json``: the steps it ran and what each check found.
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> None:
     import jax
     import numpy as np
 
-    import prove_jax.rl.grpo as grpo_mod
+    import prove_jax.rl.ppo as ppo_mod
     from prove_jax.pipeline.context import Run
     from prove_jax.rl.loop import StageRunner
 
@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> None:
         assert sum(diffs) == 0, f"step {step}: the engine's weights differ from the trainer's in {sum(diffs)} elements"
         return end_step(self, step, row, **kw)
 
-    micro_batches = grpo_mod.micro_batches
+    micro_batches = ppo_mod.micro_batches
 
     def recording_micro_batches(rows: Any, *a: Any, **kw: Any) -> Any:
         save_rows(args.record / f"rows.{args.tag}.{calls['micro_batches']}.{pid}.npz", list(rows))
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> None:
 
     Run.engine = engine  # type: ignore[method-assign]
     StageRunner.end_step = checked_end_step  # type: ignore[method-assign]
-    grpo_mod.micro_batches = recording_micro_batches  # type: ignore[assignment]
+    ppo_mod.micro_batches = recording_micro_batches  # type: ignore[assignment]
     args.record.mkdir(parents=True, exist_ok=True)
     summary = launch(overrides)
     (args.record / f"worker.{args.tag}.{pid}.json").write_text(json.dumps({

@@ -171,6 +171,31 @@ def test_truncated_is_weights_are_capped_and_detached() -> None:
     np.testing.assert_allclose(g, [[-2.0, -1.5]], rtol=1e-6)  # d/dlogp = -w * A
 
 
+def test_recomputed_pi_old_sets_the_ratio_and_tis_weighs_it_against_the_sampler() -> None:
+    """``old_logp`` given: clip on pi_theta / pi_old, TIS weight min(pi_old / pi_sampler, C)."""
+    logp = jnp.log(jnp.array([[1.1, 1.5, 1.0]]))
+    old = jnp.zeros((1, 3))
+    slp = old - jnp.log(jnp.array([[1.0, 2.0, 4.0]]))  # pi_old / pi_sampler = 1, 2, 4
+    adv, mask = jnp.array([1.0]), jnp.ones((1, 3))
+    token = POLICY_LOSSES.get("token")
+    loss, flags = token(logp, slp, adv, mask, LossConfig(), old_logp=old)
+    np.testing.assert_allclose(loss, [[-1.1, -1.2, -1.0]], rtol=1e-6)  # sampler ignored without TIS
+    np.testing.assert_array_equal(flags["clip_frac"], [[False, True, False]])
+    cfg = LossConfig(tis_cap=3.0)
+    loss, _ = token(logp, slp, adv, mask, cfg, old_logp=old)
+    np.testing.assert_allclose(loss, [[-1.1, -2.4, -3.0]], rtol=1e-6)  # weights 1, 2, min(4, 3)
+    g = jax.grad(lambda lp: token(lp, slp, adv, mask, cfg, old_logp=old)[0].sum())(logp)
+    np.testing.assert_allclose(g, [[-1.1, 0.0, -3.0]], rtol=1e-6)  # -r * w * A, 0 where clipped
+    _, m = policy_objective(logp, slp, adv, mask, den(3, 1), cfg, old_logp=old)
+    assert float(m["ratio"]) == pytest.approx((1.1 + 1.5 + 1.0) / 3, rel=1e-6)  # against pi_old
+    _, m_plain = policy_objective(logp, slp, adv, mask, den(3, 1), cfg)
+    assert m_plain.keys() == m.keys()
+    # GSPO: s = exp(mean log(pi / pi_old)) = 1.65 ** (1/3) (unclipped); weight exp(mean log 1, 2, 4) = 2
+    loss, flags = POLICY_LOSSES.get("gspo")(logp, slp, adv, mask, cfg, old_logp=old)
+    np.testing.assert_allclose(loss, np.full((1, 3), -(1.65 ** (1 / 3)) * 2.0), rtol=1e-5)
+    assert not bool(flags["clip_frac"].any())
+
+
 def test_masked_positions_get_no_gradient() -> None:
     """Tool results, user turns and the system prompt (mask 0) never receive gradient."""
     rng = np.random.default_rng(2)
