@@ -2,12 +2,17 @@
 
     python benchmarks/bench_plan.py                          # v5p-32 (compiled) + 8xh100 (analytic), v5e-4 refusal
     python benchmarks/bench_plan.py --recipes qwen3_8b --topologies v5p-32
+    python benchmarks/bench_plan.py --recipes granite_4_1_8b --topologies v5p-32 --skip-refusal \
+        --tag _lora16 lora.rank=16 lora.alpha=32                   # the same recipe with LoRA
 
 Each plan runs ``python -m prove_jax.plan`` in its own process (libtpu's deviceless topology, or
 the analytic GPU model) and reads its JSON. Figures (``RESULT <name> <value> <unit> goal=<goal>``):
 
 * ``plan_peak_gib_<recipe>_<topology>``: per-chip peak over a GRPO step, goal <= the budget
   (HBM less 10 % headroom);
+* ``plan_resident_gib_<recipe>_<topology>``: the train state held through the step per chip
+  (params + AdamW + reference; with LoRA adapters + AdamW + the frozen base) and the engine's
+  weights, the part LoRA shrinks;
 * ``plan_longest_fit_<recipe>_<topology>``: the longest transcript that fits (estimate from two
   compiled buckets), goal >= the recipe's 28,768-token cap;
 * ``plan_step_tflop_<recipe>``: model FLOPs of one GRPO update (256 rows at the cap), and
@@ -57,7 +62,8 @@ def main() -> None:
     ap.add_argument("--recipes", nargs="*", default=list(RECIPES))
     ap.add_argument("--topologies", nargs="*", default=["v5p-32", "8xh100"])
     ap.add_argument("--skip-refusal", action="store_true")
-    ap.add_argument("overrides", nargs="*")
+    ap.add_argument("--tag", default="", help="suffix of every figure name (e.g. _lora16 with lora overrides)")
+    ap.add_argument("overrides", nargs="*", help="dotted config overrides for every plan, e.g. lora.rank=16")
     args = ap.parse_args()
     out = Path(tempfile.mkdtemp(prefix="bench_plan_"))
     results: list[str] = []
@@ -67,11 +73,12 @@ def main() -> None:
             if not r:
                 results.append(f"RESULT plan_ok_{recipe}_{topo} 0 bool goal=1")
                 continue
-            tag = f"{recipe}_{topo}"
+            tag = f"{recipe}_{topo}{args.tag}"
             method = "analytic" if r["method"] == "analytic" else "compiled"
             peak = max(p["peak"] for p in r["phases"])
             results += [
                 f"RESULT plan_peak_gib_{tag} {peak / GiB:.2f} GiB({method}) goal=<={r['budget_bytes'] / GiB:.1f}",
+                f"RESULT plan_resident_gib_{tag} {sum(r['resident'].values()) / GiB:.2f} GiB({method}) goal=info",
                 f"RESULT plan_longest_fit_{tag} {r['longest_fit'] or 0} tokens({method}) goal=>={r['max_tokens']}",
                 f"RESULT plan_step_s_at_40mfu_{tag} {r['step_s_at_40']:.1f} s goal=info",
             ]
@@ -81,8 +88,8 @@ def main() -> None:
             results.append(f"RESULT weight_transfer_ms_{tag} {r['transfer']['seconds_est'] * 1e3:.0f} "
                            f"ms(analytic) goal=info")
             if topo == args.topologies[0]:
-                results += [f"RESULT plan_step_tflop_{recipe} {r['flops_per_step'] / 1e12:.0f} TFLOP goal=info",
-                            f"RESULT weight_transfer_gib_{recipe} {r['transfer']['bytes_total'] / GiB:.2f} GiB goal=info"]
+                results += [f"RESULT plan_step_tflop_{recipe}{args.tag} {r['flops_per_step'] / 1e12:.0f} TFLOP goal=info",
+                            f"RESULT weight_transfer_gib_{recipe}{args.tag} {r['transfer']['bytes_total'] / GiB:.2f} GiB goal=info"]
     if not args.skip_refusal:
         rc, r, text = plan("qwen3_8b", "v5e-4", out, args.overrides)
         named = "Change:" in text
