@@ -24,6 +24,15 @@ os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
 import pytest  # noqa: E402
 
 
+def subprocess_env(name: str, **extra: str) -> dict[str, str]:
+    """``os.environ`` for a JAX subprocess, with a persistent compilation cache of its own
+    (``.jax_cache/<name>``). JAX writes a cache entry in place (``lru_cache.put``: no temporary
+    file and rename), so a process that reads an entry another process is still writing, or one
+    a SIGKILLed process left half-written, deserialises a truncated executable and segfaults:
+    concurrent processes (multi-host workers) and processes a test kills each get their own."""
+    return {**os.environ, "JAX_COMPILATION_CACHE_DIR": str(_CACHE / name), **extra}
+
+
 @pytest.fixture(scope="session")
 def tiny_policy_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An HF directory with a tiny random Qwen3 and its tokenizer (tests/serve/servelib.py)."""

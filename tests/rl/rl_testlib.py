@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+import jax
+import jax.numpy as jnp
 import numpy as np
+from flax import nnx
 
-from prove_jax.models import Qwen3Config
+from prove_jax.models import Model, Qwen3Config
 from prove_jax.records import CallRecord, Rollout
 from prove_jax.rl.batch import Row
 
@@ -62,3 +65,15 @@ def crafted_rollout(example_id: str = "e", calls: tuple[CallRecord, ...] | list[
         finish="done", n_assistant_turns=1, n_user_turns=1, failed=False)
     base.update(fields)
     return Rollout(**base)
+
+
+@nnx.jit
+def full_logits(model: Model, tokens: jax.Array) -> jax.Array:
+    """The model's logits over whole rows (positions 0..T-1), as a checkpoint comparison needs."""
+    positions = jnp.broadcast_to(jnp.arange(tokens.shape[1], dtype=jnp.int32), tokens.shape)
+    return model(tokens, positions)[0]
+
+
+def param_arrays(model: Model) -> list[np.ndarray]:
+    """Every ``nnx.Param`` of ``model`` on the host, in state order."""
+    return [np.asarray(x) for x in jax.tree.leaves(nnx.state(model, nnx.Param))]

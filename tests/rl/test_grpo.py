@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -148,7 +149,10 @@ def test_a_server_dying_mid_step_fails_only_its_episodes(run_copy: Path) -> None
 
 
 def _launch(run: Path, *extra: str) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "XLA_FLAGS": "", "JAX_PLATFORMS": "cpu"}
+    # A process this test kills may be cut mid-way through writing a compilation-cache entry: each
+    # launch compiles into a throw-away cache of its own (tests/conftest.py subprocess_env)
+    cache = tempfile.mkdtemp(prefix="jax_cache_", dir=run.parent)
+    env = {**os.environ, "XLA_FLAGS": "", "JAX_PLATFORMS": "cpu", "JAX_COMPILATION_CACHE_DIR": cache}
     return subprocess.Popen([sys.executable, "-m", "prove_jax.launch", *base_overrides(run), *GRPO, "grpo.steps=4",
                              "checkpoint.every=1", *extra], env=env, cwd=Path(__file__).resolve().parents[2],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

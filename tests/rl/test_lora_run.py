@@ -9,33 +9,21 @@ import json
 from pathlib import Path
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
-from flax import nnx
 
 from prove_jax.checkpoint import BASE_SUBDIR, Checkpointer, load_model
 from prove_jax.model_record import read_record
-from prove_jax.models import Model
 from prove_jax.models.lora import LoraConfig, has_adapters, merge_lora
 from tests.engine import engine_testlib as lib
 from tests.rl.conftest import base_overrides, write_dataset
+from tests.rl.rl_testlib import full_logits, param_arrays
 
 LORA = ["lora.rank=4", "lora.alpha=8", "lora.targets=all_linear"]
 SFT = ["sft.epochs=100", "sft.max_steps=4", "sft.rows_per_step=9", "sft.rows_per_micro=9", "sft.optim.lr=0.01",
        "sft.optim.decay_steps=100", "checkpoint.every=100"]
 GRPO = ["grpo.prompts_per_step=2", "grpo.group_size=4", "grpo.rows_per_micro=4", "grpo.sampling.max_new_tokens=64",
         "grpo.optim.lr=0.002", "grpo.loss.kl_coef=0.01"]
-
-
-@nnx.jit
-def _logits(model: Model, tokens: jax.Array) -> jax.Array:
-    positions = jnp.broadcast_to(jnp.arange(tokens.shape[1], dtype=jnp.int32), tokens.shape)
-    return model(tokens, positions)[0]
-
-
-def _params(model: Model) -> list[np.ndarray]:
-    return [np.asarray(x) for x in jax.tree.leaves(nnx.state(model, nnx.Param))]
 
 
 def test_a_lora_run_trains_checkpoints_exports_and_resumes_adapters(live: dict[str, Any], tmp_path: Path) -> None:
@@ -68,12 +56,12 @@ def test_a_lora_run_trains_checkpoints_exports_and_resumes_adapters(live: dict[s
     assert has_adapters(sft.model) and sft.step == step
     init = load_model(sft_ck / BASE_SUBDIR, dtype="float32").model
     tokens = jnp.asarray(np.random.default_rng(0).integers(0, len(sft.tokenizer), (2, 40)), jnp.int32)
-    sft_logits = np.asarray(_logits(sft.model, tokens))
-    assert np.abs(sft_logits - np.asarray(_logits(init, tokens))).max() > 1e-3  # the adapters trained
+    sft_logits = np.asarray(full_logits(sft.model, tokens))
+    assert np.abs(sft_logits - np.asarray(full_logits(init, tokens))).max() > 1e-3  # the adapters trained
 
     # GRPO's base is the merged SFT policy (so its KL reference is the SFT policy), its engine merged
     grpo_base = load_model(run / "grpo" / "checkpoints" / BASE_SUBDIR, dtype="float32").model
-    for a, b in zip(_params(grpo_base), _params(merge_lora(sft.model)), strict=True):
+    for a, b in zip(param_arrays(grpo_base), param_arrays(merge_lora(sft.model)), strict=True):
         np.testing.assert_array_equal(a, b)
     summary = json.loads((run / "grpo" / "summary.json").read_text())
     assert summary["steps"] == 1 and summary["weight_sync"]["mode"].startswith("LoRA merge")
@@ -89,8 +77,8 @@ def test_a_lora_run_trains_checkpoints_exports_and_resumes_adapters(live: dict[s
     assert has_adapters(grpo.model) and grpo.step == 2
     hf = load_model(run / "hf", dtype="float32")
     assert not has_adapters(hf.model) and read_record(run / "hf").lora is None
-    want = np.asarray(_logits(grpo.model, tokens))
-    np.testing.assert_allclose(np.asarray(_logits(hf.model, tokens)), want, atol=2e-5, rtol=0)
+    want = np.asarray(full_logits(grpo.model, tokens))
+    np.testing.assert_allclose(np.asarray(full_logits(hf.model, tokens)), want, atol=2e-5, rtol=0)
     peft_cfg = json.loads((run / "hf_peft" / "adapter_config.json").read_text())
     assert peft_cfg["r"] == 4 and peft_cfg["base_model_name_or_path"].endswith("grpo/checkpoints/base")
     assert json.loads((run / "export.json").read_text())["peft_dir"] == str(run / "hf_peft")

@@ -11,11 +11,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
-from flax import nnx
 
 from prove_jax.chat import get_template, train_tiny_tokenizer
 from prove_jax.checkpoint import Checkpointer, load_model, restore_model
@@ -36,22 +34,13 @@ from prove_jax.models import Model, Qwen3Config, init_model, save_hf
 from prove_jax.serve import load_policy
 from tests.engine import engine_testlib as lib
 from tests.rl.conftest import write_dataset
+from tests.rl.rl_testlib import full_logits, param_arrays
 
 SEQ = 48
 
 
-@nnx.jit
-def _logits(model: Model, tokens: jax.Array) -> jax.Array:
-    positions = jnp.broadcast_to(jnp.arange(tokens.shape[1], dtype=jnp.int32), tokens.shape)
-    return model(tokens, positions)[0]
-
-
-def _params(model: Model) -> list[np.ndarray]:
-    return [np.asarray(x) for x in jax.tree.leaves(nnx.state(model, nnx.Param))]
-
-
 def _assert_same_params(a: Model, b: Model) -> None:
-    pa, pb = _params(a), _params(b)
+    pa, pb = param_arrays(a), param_arrays(b)
     assert len(pa) == len(pb) > 10
     for x, y in zip(pa, pb, strict=True):
         assert x.dtype == y.dtype and x.shape == y.shape
@@ -144,7 +133,7 @@ def test_a_run_from_an_hf_dir_exports_and_serves_after_the_dir_is_gone(live: dic
         reference = restore_model(launch.model_config(), ck, ck.latest_step(), None)
     finally:
         ck.close()
-    assert not all(np.array_equal(a, b) for a, b in zip(_params(reference), _params(launch.initial_model()),
+    assert not all(np.array_equal(a, b) for a, b in zip(param_arrays(reference), param_arrays(launch.initial_model()),
                                                         strict=True))  # SFT moved the weights
     old_export = save_hf(reference, tmp_path / "old-export", source_dir=hf)  # what export wrote before
 
@@ -171,10 +160,10 @@ def test_a_run_from_an_hf_dir_exports_and_serves_after_the_dir_is_gone(live: dic
     assert len(from_ckpt.tokenizer) == len(from_export.tokenizer) == len(loaded.tokenizer)
     _assert_same_params(from_ckpt.model, from_export.model)
     tokens = jnp.asarray(np.random.default_rng(0).integers(0, len(loaded.tokenizer), (2, SEQ)), jnp.int32)
-    a, b = np.asarray(_logits(from_ckpt.model, tokens)), np.asarray(_logits(from_export.model, tokens))
+    a, b = np.asarray(full_logits(from_ckpt.model, tokens)), np.asarray(full_logits(from_export.model, tokens))
     assert np.abs(a).std() > 1e-3
     np.testing.assert_array_equal(a, b)
-    np.testing.assert_array_equal(a, np.asarray(_logits(reference, tokens)))
+    np.testing.assert_array_equal(a, np.asarray(full_logits(reference, tokens)))
 
     # Without model.json this checkpoint would need the HF dir it no longer has: said plainly.
     old_style = tmp_path / "old-style" / "sft" / "checkpoints"

@@ -16,7 +16,6 @@ After the steps each process also syncs the trained params to a bf16 engine on i
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
@@ -26,6 +25,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+
+from tests.conftest import subprocess_env
 
 WORKER = Path(__file__).with_name("multihost_worker.py")
 REPO = Path(__file__).resolve().parents[2]
@@ -40,7 +41,8 @@ def _free_port() -> int:
 
 def _launch(tmp: Path, name: str, process_id: int, processes: int, devices: int, port: int,
             extra: tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": f"--xla_force_host_platform_device_count={devices}"}
+    env = subprocess_env(f"multihost-p{process_id}", JAX_PLATFORMS="cpu",  # concurrent: a cache each
+                         XLA_FLAGS=f"--xla_force_host_platform_device_count={devices}")
     cmd = [sys.executable, str(WORKER), "--process-id", str(process_id), "--num-processes", str(processes),
            "--port", str(port), "--out", str(tmp / f"{name}.npz"), *extra]
     with open(tmp / f"{name}.{process_id}.log", "wb") as log:  # the child keeps its own descriptor

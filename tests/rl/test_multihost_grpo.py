@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -41,6 +40,7 @@ from prove_jax.pipeline.context import Run
 from prove_jax.rl.batch import length_buckets, micro_batches
 from prove_jax.rl.objectives import GRPOObjective
 from prove_jax.rl.step import Trainer
+from tests.conftest import subprocess_env
 from tests.rl.conftest import base_overrides
 from tests.rl.multihost_grpo_worker import load_rows
 from tests.rl.test_multihost import _free_port
@@ -59,9 +59,9 @@ TIMING = ("time/", "speed/", "host_share")
 def _launch_pair(run: Path, record: Path, tag: str, steps: int) -> None:
     """Both processes of one launcher command; fails with the log of a process that fails."""
     port = _free_port()
-    env = {**os.environ, "JAX_PLATFORMS": "cpu", "XLA_FLAGS": ""}  # devices: distributed.local_devices
     procs = []
-    for i in range(2):
+    for i in range(2):  # concurrent processes: a compilation cache each (tests/conftest.py subprocess_env)
+        env = subprocess_env(f"multihost-grpo-p{i}", JAX_PLATFORMS="cpu", XLA_FLAGS="")  # devices: local_devices
         args = [*base_overrides(run), *GRPO, f"grpo.steps={steps}", "distributed.num_processes=2",
                 f"distributed.coordinator=localhost:{port}", f"distributed.process_id={i}",
                 "distributed.local_devices=2"]

@@ -123,14 +123,28 @@ def test_refill_rounds_must_not_be_negative() -> None:
     assert not GRPOConfig().dynamic_sampling
 
 
+def _assert_loader_after(run: Path, cfg: Any, draws: int) -> None:
+    """The GRPO checkpoint's loader state is a fresh loader's after ``draws`` prompt batches:
+    resume continues after the last prompt a step (refills included) consumed."""
+    from prove_jax.checkpoint import Checkpointer
+    from prove_jax.loaders import prompt_batches
+
+    fresh = prompt_batches(run / "data", cfg.data.train_split, 2, seed=cfg.seed, view=cfg.view)
+    for _ in range(draws):
+        next(fresh)
+    ck = Checkpointer(run / "grpo" / "checkpoints")
+    try:
+        assert ck.read_meta()["data"] == fresh.get_state()
+    finally:
+        ck.close()
+
+
 def test_a_dynamic_sampling_step_through_the_launcher(run_copy: Path) -> None:
     """One real step: the row reports the refill, the checkpoint's loader state is past every
     prompt the refills drew (a resume neither repeats nor skips them), the dump holds every group."""
-    from prove_jax.checkpoint import Checkpointer
     from prove_jax.config import LaunchConfig, load
     from prove_jax.inspect import main as inspect_main
     from prove_jax.launch import main
-    from prove_jax.loaders import prompt_batches
     from tests.rl.conftest import base_overrides
 
     overrides = [*base_overrides(run_copy), "stages=[grpo]", "grpo.prompts_per_step=2", f"grpo.group_size={GROUP}",
@@ -148,14 +162,7 @@ def test_a_dynamic_sampling_step_through_the_launcher(run_copy: Path) -> None:
     assert row["episodes"] == GROUP * groups
 
     cfg = load(LaunchConfig, None, overrides)
-    fresh = prompt_batches(run_copy / "data", cfg.data.train_split, 2, seed=cfg.seed, view=cfg.view)
-    for _ in range(1 + rounds):
-        next(fresh)
-    ck = Checkpointer(run_copy / "grpo" / "checkpoints")
-    try:
-        assert ck.read_meta()["data"] == fresh.get_state()
-    finally:
-        ck.close()
+    _assert_loader_after(run_copy, cfg, draws=1 + rounds)
 
     path = run_copy / "grpo" / "rollouts" / "step_0.jsonl"
     lines = read_dump(path)
@@ -169,10 +176,8 @@ def test_a_dynamic_sampling_step_through_the_launcher(run_copy: Path) -> None:
 def test_dynamic_sampling_refills_the_overlapped_batches_of_async_rollouts(run_copy: Path) -> None:
     """One-step off-policy mode: step 1's batch (refills included) is drawn while step 0 updates;
     both rows report their refill and the checkpoint's loader state is past every draw."""
-    from prove_jax.checkpoint import Checkpointer
     from prove_jax.config import LaunchConfig, load
     from prove_jax.launch import main
-    from prove_jax.loaders import prompt_batches
     from tests.rl.conftest import base_overrides
 
     overrides = [*base_overrides(run_copy), "stages=[grpo]", "grpo.prompts_per_step=2", f"grpo.group_size={GROUP}",
@@ -183,13 +188,6 @@ def test_dynamic_sampling_refills_the_overlapped_batches_of_async_rollouts(run_c
     assert len(rows) == 2 and all(set(REFILL_COUNTS) <= set(r) for r in rows)
     assert all(r["episodes"] == GROUP * (2 + r["resampled_prompts"] - r["surplus_groups"]) for r in rows)
     cfg = load(LaunchConfig, None, overrides)
-    fresh = prompt_batches(run_copy / "data", cfg.data.train_split, 2, seed=cfg.seed, view=cfg.view)
-    for _ in range(2 + int(sum(r["refill_rounds"] for r in rows))):
-        next(fresh)
-    ck = Checkpointer(run_copy / "grpo" / "checkpoints")
-    try:
-        assert ck.read_meta()["data"] == fresh.get_state()
-    finally:
-        ck.close()
+    _assert_loader_after(run_copy, cfg, draws=2 + int(sum(r["refill_rounds"] for r in rows)))
     assert [len(read_dump(run_copy / "grpo" / "rollouts" / f"step_{s}.jsonl")) for s in (0, 1)] == \
            [GROUP * (2 + int(r["resampled_prompts"])) for r in rows]
