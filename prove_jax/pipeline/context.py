@@ -38,7 +38,7 @@ from prove_jax.env import EpisodeConfig, MCPPool
 from prove_jax.model_record import ModelRecord, ModelSpec, default_chat_family, describe
 from prove_jax.models import Model, init_model, load_hf, make_mesh
 from prove_jax.models.config import ModelConfig
-from prove_jax.models.lora import apply_lora, has_adapters, merge_lora
+from prove_jax.models.lora import apply_lora
 
 if TYPE_CHECKING:
     from prove_jax.rl.caps import CapsPolicy, TranscriptCaps
@@ -104,12 +104,9 @@ class Run:
         return init_model(self.model_config(), seed=m.seed, mesh=self.mesh)
 
     def trained_model(self, start: Model) -> Model:
-        """What a training stage optimises from ``start``: ``start`` itself, or with ``lora`` on,
-        fresh adapters over it (``start`` is then the frozen base, QLoRA-quantised if asked).
-        A start that carries adapters (a LoRA SFT checkpoint) is merged first, so the next stage's
-        base, and GRPO's reference, is the policy that stage ended with."""
-        if has_adapters(start):
-            start = merge_lora(start)
+        """What a training stage optimises from ``start`` (a plain model: the GRPO stage merges a
+        LoRA SFT checkpoint first): ``start`` itself, or with ``lora`` on, fresh adapters over it
+        (``start`` is then the frozen base, QLoRA-quantised if asked)."""
         return apply_lora(start, self.cfg.lora) if self.cfg.lora.enabled else start
 
     def model_record(self, model: Model) -> ModelRecord:
