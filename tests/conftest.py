@@ -1,7 +1,12 @@
 """Shared pytest setup.
 
 XLA_FLAGS must be set before JAX is imported anywhere, so sharding tests can build meshes over 8
-simulated CPU devices; the persistent compilation cache keeps repeated runs of the suite fast.
+simulated CPU devices.
+
+The persistent compilation cache is off unless ``PROVE_JAX_TEST_CACHE=1``: it only pays on a rerun
+of the suite on one machine (CI starts from a clean checkout), and serialising some CPU executables
+into it segfaulted inside XLA (``executable.serialize()`` in ``put_executable_and_time``, CI, jaxlib
+0.12), which takes the whole pytest process down with it.
 """
 
 from __future__ import annotations
@@ -17,20 +22,28 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 _CACHE = Path(__file__).resolve().parent.parent / ".jax_cache"
-os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(_CACHE))
-os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
+CACHE_ON = os.environ.get("PROVE_JAX_TEST_CACHE") == "1"
+if CACHE_ON:
+    os.environ.setdefault("JAX_COMPILATION_CACHE_DIR", str(_CACHE))
+    os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
 
 
 import pytest  # noqa: E402
 
 
-def subprocess_env(name: str, **extra: str) -> dict[str, str]:
-    """``os.environ`` for a JAX subprocess, with a persistent compilation cache of its own
-    (``.jax_cache/<name>``). JAX writes a cache entry in place (``lru_cache.put``: no temporary
-    file and rename), so a process that reads an entry another process is still writing, or one
-    a SIGKILLed process left half-written, deserialises a truncated executable and segfaults:
-    concurrent processes (multi-host workers) and processes a test kills each get their own."""
-    return {**os.environ, "JAX_COMPILATION_CACHE_DIR": str(_CACHE / name), **extra}
+def subprocess_env(name: str | Path, **extra: str) -> dict[str, str]:
+    """``os.environ`` for a JAX subprocess; with the cache on, a persistent compilation cache of its
+    own (``.jax_cache/<name>``, or ``name`` itself when it is a path). JAX writes a cache entry in
+    place (``lru_cache.put``: no temporary file and rename), so a process that reads an entry
+    another process is still writing, or one a SIGKILLed process left half-written, deserialises a
+    truncated executable and segfaults: concurrent processes (multi-host workers) and processes a
+    test kills each get their own."""
+    env = {**os.environ, **extra}
+    if CACHE_ON:
+        env["JAX_COMPILATION_CACHE_DIR"] = str(_CACHE / name)
+    else:
+        env.pop("JAX_COMPILATION_CACHE_DIR", None)
+    return env
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,7 @@ from prove_jax.checkpoint import Checkpointer, load_checkpoint
 from prove_jax.launch import main
 from prove_jax.records import Example
 from prove_jax.rl.batch import length_buckets
+from tests.conftest import subprocess_env
 from tests.rl.conftest import base_overrides
 
 GRPO = ["stages=[grpo]", "grpo.prompts_per_step=3", "grpo.group_size=4", "grpo.rows_per_micro=4",
@@ -151,8 +152,7 @@ def test_a_server_dying_mid_step_fails_only_its_episodes(run_copy: Path) -> None
 def _launch(run: Path, *extra: str) -> subprocess.Popen[bytes]:
     # A process this test kills may be cut mid-way through writing a compilation-cache entry: each
     # launch compiles into a throw-away cache of its own (tests/conftest.py subprocess_env)
-    cache = tempfile.mkdtemp(prefix="jax_cache_", dir=run.parent)
-    env = {**os.environ, "XLA_FLAGS": "", "JAX_PLATFORMS": "cpu", "JAX_COMPILATION_CACHE_DIR": cache}
+    env = subprocess_env(Path(tempfile.mkdtemp(prefix="jax_cache_", dir=run.parent)), XLA_FLAGS="", JAX_PLATFORMS="cpu")
     return subprocess.Popen([sys.executable, "-m", "prove_jax.launch", *base_overrides(run), *GRPO, "grpo.steps=4",
                              "checkpoint.every=1", *extra], env=env, cwd=Path(__file__).resolve().parents[2],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
