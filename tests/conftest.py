@@ -3,10 +3,10 @@
 XLA_FLAGS must be set before JAX is imported anywhere, so sharding tests can build meshes over 8
 simulated CPU devices.
 
-The persistent compilation cache is off unless ``PROVE_JAX_TEST_CACHE=1``: it only pays on a rerun
-of the suite on one machine (CI starts from a clean checkout), and serialising some CPU executables
-into it segfaulted inside XLA (``executable.serialize()`` in ``put_executable_and_time``, CI, jaxlib
-0.12), which takes the whole pytest process down with it.
+The persistent compilation cache is off unless ``PROVE_JAX_TEST_CACHE=1``: CI starts from a clean
+checkout with it empty, and an entry a concurrent or killed writer left half-written segfaults its
+reader. Compiled programs are dropped after each module (``_release_compiled_programs``): kept,
+they exhaust the process's memory mappings and XLA segfaults.
 """
 
 from __future__ import annotations
@@ -28,7 +28,29 @@ if CACHE_ON:
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.5")
 
 
+import gc  # noqa: E402
+import sys  # noqa: E402
+
 import pytest  # noqa: E402
+
+
+def mapping_count() -> int:
+    """This process's memory mappings (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/maps", "rb") as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return 0
+
+
+def _max_map_count() -> int:
+    try:
+        return int(Path("/proc/sys/vm/max_map_count").read_text())
+    except (OSError, ValueError):
+        return 65530
+
+
+MAX_MAP_COUNT = _max_map_count()
 
 
 def subprocess_env(name: str | Path, **extra: str) -> dict[str, str]:
@@ -44,6 +66,25 @@ def subprocess_env(name: str | Path, **extra: str) -> dict[str, str]:
     else:
         env.pop("JAX_COMPILATION_CACHE_DIR", None)
     return env
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _release_compiled_programs() -> Any:
+    """Drop JAX's compiled programs after each test module. An XLA CPU executable keeps a few
+    memory mappings while it lives, and JAX's caches keep every executable the suite compiled:
+    one pytest process passed Linux's ``vm.max_map_count`` (65,530) about half-way through the
+    suite, and XLA segfaulted in the next compile (or cache write). Session fixtures keep what
+    they hold; a module's programs are recompiled if a later module needs them."""
+    yield
+    if "jax" in sys.modules:
+        import jax
+
+        gc.collect()
+        jax.clear_caches()
+        gc.collect()
+        assert (n := mapping_count()) < 0.8 * MAX_MAP_COUNT, (
+            f"{n} memory mappings after this module, {MAX_MAP_COUNT} is the kernel's limit: compiled "
+            "programs are being kept alive (a module-level cache or fixture?); XLA segfaults at the limit")
 
 
 @pytest.fixture(scope="session")
