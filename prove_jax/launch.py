@@ -64,7 +64,21 @@ def summarize(run: Any, results: dict[str, Any], seconds: dict[str, float]) -> d
             "ok": bool((last["parsed_call_fraction"] or 0) > (first["parsed_call_fraction"] or 0)
                        and (last["tool_reward"] or 0) > (first["tool_reward"] or 0)),
         }
+        if {"sft", "grpo"} <= set(table) and (pair := grpo_vs_sft(run.stage_dir("eval"))) is not None:
+            out["grpo_vs_sft"] = {**dataclasses.asdict(pair), "verdict": pair.verdict("SFT", "GRPO")}
     return out
+
+
+def grpo_vs_sft(eval_dir: Path) -> Any:
+    """GRPO's held-out tool reward minus SFT's, paired over the examples both were evaluated on
+    (:class:`prove_jax.eval.stats.PairedDifference`); ``None`` when an eval file predates the
+    per-example rewards."""
+    from prove_jax.eval.stats import paired_difference
+
+    per = [json.loads((eval_dir / f"{n}.json").read_text()).get("tool_rewards") for n in ("sft", "grpo")]
+    if not all(per):
+        return None
+    return paired_difference(per[0], per[1])
 
 
 # What each column of the in-domain table measures, printed under it: the same numbers for every
@@ -73,6 +87,7 @@ def summarize(run: Any, results: dict[str, Any], seconds: dict[str, float]) -> d
 EVAL_LEGEND = (
     ("tool reward", "mean total reward on tool examples under the paper's reward (weighted val/cov/eff/name/arg): "
                     "the yardstick every run is evaluated on, whatever it trained on"),
+    ("se", "standard error of that mean (sample sd / sqrt(n)): differences within it are noise"),
     ("success", "tool examples with every gold call made with all argument values, within the call budget"),
     ("parsed", "assistant turns on tool examples holding a parsed <tool_call>"),
     ("calls/ep", "calls made per tool example"),
@@ -94,15 +109,16 @@ def eval_table(table: dict[str, Any]) -> list[str]:
     n_tool, n_none = first.get("n_tool"), first.get("n_no_call")
     train = any("tool_train_reward" in r for r in table.values())
     extra = 13 if train else 0
-    lines = [f"{'':<9}{'|---- tool examples (n=' + _fmt(n_tool) + ') ----|':^{45 + extra}}"
+    lines = [f"{'':<9}{'|---- tool examples (n=' + _fmt(n_tool) + ') ----|':^{52 + extra}}"
              f"{'no-call (n=' + _fmt(n_none) + ')':>16}",
-             f"{'model':<9}{'tool reward':>12}{'train reward' if train else '':>{extra}}{'success':>9}{'parsed':>8}"
-             f"{'calls/ep':>9}{'state':>7}{'no-call reward':>16}"]
+             f"{'model':<9}{'tool reward':>12}{'se':>7}{'train reward' if train else '':>{extra}}{'success':>9}"
+             f"{'parsed':>8}{'calls/ep':>9}{'state':>7}{'no-call reward':>16}"]
     for name, r in table.items():
-        lines.append(f"{name:<9}{_fmt(r['tool_reward']):>12}{_fmt(r.get('tool_train_reward')) if train else '':>{extra}}"
+        lines.append(f"{name:<9}{_fmt(r['tool_reward']):>12}{_fmt(r.get('tool_reward_se')):>7}"
+                     f"{_fmt(r.get('tool_train_reward')) if train else '':>{extra}}"
                      f"{_fmt(r['tool_success']):>9}{_fmt(r['parsed_call_fraction']):>8}{_fmt(r['calls_per_episode']):>9}"
                      f"{_fmt(r['final_state_match']):>7}{_fmt(r['no_call_reward']):>16}")
-    legend = [*EVAL_LEGEND[:1], TRAIN_REWARD_LEGEND, *EVAL_LEGEND[1:]] if train else list(EVAL_LEGEND)
+    legend = [*EVAL_LEGEND[:2], TRAIN_REWARD_LEGEND, *EVAL_LEGEND[2:]] if train else list(EVAL_LEGEND)
     lines += [f"{col:>14}: {what}" for col, what in legend]
     lines.append(f"{'':>16}tool examples: kinds conversation, clarification; no-call: abstention, irrelevance")
     return lines
@@ -120,6 +136,11 @@ def print_summary(run: Any, summary: dict[str, Any]) -> None:
         print(f"GRPO  {s['steps']} steps, train reward {_fmt(s['reward_first'])} -> {_fmt(s['reward_last5'])} "
               f"(last 5), skipped updates {s['skipped_updates']}, failed episodes {s['failed_episodes']}, "
               f"compiled programs {s['compiled_programs']} train + {s.get('engine_programs', '?')} engine")
+        if "reward_curve" in s:
+            print(f"      train reward per step {' '.join(_fmt(v) for v in s['reward_curve'])}; calls/episode "
+                  f"{' '.join(_fmt(v) for v in s['calls_per_episode_curve'])}; {s['constant_groups']} of "
+                  f"{s['groups']} groups constant (no gradient), {s['no_update_steps']} step(s) without an "
+                  f"update, {s['resampled_prompts']} prompts added by dynamic sampling")
     table = res.get("eval")
     if isinstance(table, dict):
         print(f"In-domain eval (held-out, greedy; tool view: {summary['tool_view']}):")
@@ -131,6 +152,8 @@ def print_summary(run: Any, summary: dict[str, Any]) -> None:
         print(f"  -> {verdict}: parsed-call fraction {_fmt(p['parsed_call_fraction'][0])} -> "
               f"{_fmt(p['parsed_call_fraction'][1])}, tool reward {_fmt(p['tool_reward'][0])} -> "
               f"{_fmt(p['tool_reward'][1])}")
+    if "grpo_vs_sft" in summary:
+        print(f"  -> {summary['grpo_vs_sft']['verdict']}")
     if isinstance(table, dict) and (run.stage_dir("eval") / "report.md").exists():
         print(f"Eval report (Table 3 layout; benchmarks per eval.benchmarks): {run.stage_dir('eval') / 'report.md'}")
     if "export" in res:

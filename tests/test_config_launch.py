@@ -7,10 +7,12 @@ import math
 from pathlib import Path
 
 import pytest
+import yaml
 
+from data.config import from_mapping
 from prove_jax.config import ConfigError, LaunchConfig, check, load
 from prove_jax.env.pool import EnvConfig
-from prove_jax.launch import main
+from prove_jax.launch import DEFAULT_CONFIG, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -89,7 +91,9 @@ def test_default_launch_pipeline_end_to_end_then_skips_on_rerun(tmp_path: Path) 
     summary = main(args)
     stages = summary["stages"]
     assert list(stages) == ["synth", "tokenizer", "sft", "grpo", "eval", "export"]
-    assert stages["synth"]["examples"] == 300 and stages["tokenizer"]["vocab_size"] == 800
+    mix = from_mapping("tiny", yaml.safe_load(DEFAULT_CONFIG.read_text())["data"]["synth"])
+    assert mix.n_conversation == 300 and stages["synth"]["examples"] == mix.total  # the yaml's larger mix
+    assert stages["tokenizer"]["vocab_size"] == 800
     assert stages["sft"]["steps"] == 2 and stages["grpo"]["steps"] == 1 and stages["grpo"]["start_from"] == "sft"
     assert set(stages["eval"]) == {"initial", "sft", "grpo"}
     assert all(v["n_tool"] + v["n_no_call"] == 3 for v in stages["eval"].values())

@@ -12,7 +12,7 @@ import pytest
 from prove_jax.launch import EVAL_LEGEND, _fmt, eval_table, print_summary
 from prove_jax.metrics import MEANING, curves_figure, plot_curves
 
-TABLE = {n: {"tool_reward": tr, "tool_success": 0.0, "parsed_call_fraction": p, "calls_per_episode": c,
+TABLE = {n: {"tool_reward": tr, "tool_reward_se": tr / 10, "tool_success": 0.0, "parsed_call_fraction": p, "calls_per_episode": c,
              "final_state_match": 1 / 14, "no_call_reward": nc, "n_tool": 14, "n_no_call": 6}
          for n, tr, p, c, nc in (("initial", 0.1, 0.0, 0.0, 1.0), ("sft", 0.4, 0.5, 1.2, 0.5),
                                  ("grpo", 0.5, 0.6, 1.1, 0.75))}
@@ -27,10 +27,10 @@ def test_eval_table_names_the_examples_and_explains_every_column() -> None:
         assert any(line.strip().startswith(f"{col}:") for line in lines[2:])  # ... in a legend line
     legend = " ".join(lines)
     assert "abstention term" in legend and "read-only" in legend and "within the call budget" in legend
-    # the rows are the numbers of summary.json, in the row format the launcher printed before
-    assert lines[2] == "initial         0.100    0.000   0.000    0.000  0.071           1.000"
-    assert lines[2:5] == [f"{n:<9}{_fmt(r['tool_reward']):>12}{_fmt(r['tool_success']):>9}"
-                          f"{_fmt(r['parsed_call_fraction']):>8}{_fmt(r['calls_per_episode']):>9}"
+    # the rows are the numbers of summary.json, the standard error beside the tool reward
+    assert lines[2] == "initial         0.100  0.010    0.000   0.000    0.000  0.071           1.000"
+    assert lines[2:5] == [f"{n:<9}{_fmt(r['tool_reward']):>12}{_fmt(r['tool_reward_se']):>7}"
+                          f"{_fmt(r['tool_success']):>9}{_fmt(r['parsed_call_fraction']):>8}{_fmt(r['calls_per_episode']):>9}"
                           f"{_fmt(r['final_state_match']):>7}{_fmt(r['no_call_reward']):>16}" for n, r in TABLE.items()]
 
 
@@ -39,7 +39,8 @@ def test_eval_table_shows_the_runs_own_reward_beside_the_yardstick_only_when_pre
     ablation = {n: {**r, "tool_train_reward": r["tool_reward"] / 2} for n, r in TABLE.items()}
     lines = eval_table(ablation)
     assert lines[1].index("tool reward") < lines[1].index("train reward") < lines[1].index("success")
-    assert lines[2] == "initial         0.100        0.050    0.000   0.000    0.000  0.071           1.000"
+    assert lines[2] == "initial         0.100  0.010        0.050    0.000   0.000    0.000  0.071           1.000"
+    assert lines[1].index("tool reward") < lines[1].index(" se ") < lines[1].index("train reward")
     legend = {line.split(":")[0].strip(): line for line in lines[5:]}
     assert "paper's reward" in legend["tool reward"] and "own training reward" in legend["train reward"]
 

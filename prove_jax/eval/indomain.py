@@ -4,11 +4,13 @@ Reported separately for examples that need tools (``conversation``, ``clarificat
 no-call examples (``abstention``, ``irrelevance``): an untrained model already scores 1 on the
 latter by saying nothing, so a single mean would flatter it. Per group and per kind:
 
-* ``reward`` and each component under :data:`YARDSTICK`, the paper's reward, whatever reward a
-  run trained on; ``train_reward`` — the run's own reward (``evaluate(..., reward=)``), only
-  when that differs from the yardstick (an ablation such as ``reward.variant=recall_only``);
-* ``success`` — tool examples: every gold call matched with all its argument values
-  (``cov == arg == 1``) within the call budget (``eff == 0``); no-call examples: no call made;
+* ``reward`` (``reward_se``: the standard error of that mean) and each component under
+  :data:`YARDSTICK`, the paper's reward, whatever reward a run trained on; ``train_reward`` —
+  the run's own reward (``evaluate(..., reward=)``), only when that differs from the yardstick
+  (an ablation such as ``reward.variant=recall_only``);
+* ``success`` (and ``success_se``) — tool examples: every gold call matched with all its
+  argument values (``cov == arg == 1``) within the call budget (``eff == 0``); no-call
+  examples: no call made;
 * ``parsed_call_fraction`` — assistant turns containing at least one parsed ``<tool_call>``;
 * ``calls_per_episode``, ``tool_error_rate`` (calls not executed successfully);
 * ``final_state_match`` — the servers' end state equals the gold replay's (snapshots compared
@@ -31,6 +33,7 @@ from prove_jax.chat import ChatTemplate, ChatTokenizer
 from prove_jax.engine import Engine, SamplingConfig
 from prove_jax.env import EpisodeConfig, MCPPool, ScriptedPolicy, run_episode, run_rollouts
 from prove_jax.eval.config import EvalConfig
+from prove_jax.eval.stats import mean_se
 from prove_jax.records import NO_CALL_KINDS, TOOL_KINDS, Example, Rollout
 from prove_jax.rewards import PAPER_COMPONENTS, RewardConfig, score_rollouts, state_agreement
 
@@ -95,13 +98,15 @@ def summarize(scored: Sequence[Scored]) -> dict[str, Any]:
     n_calls = sum(len(r.calls) for r in rollouts)
     turns = sum(max(1, r.n_assistant_turns) for r in rollouts)
     matched = [s.state_match for s in scored if s.state_match is not None]
-    out: dict[str, Any] = {"n": len(rollouts), "reward": float(np.mean([float(s.reward["total"]) for s in scored]))}
+    reward, reward_se = mean_se([float(s.reward["total"]) for s in scored])
+    succ, succ_se = mean_se([float(success(s.rollout, s.reward)) for s in scored])
+    out: dict[str, Any] = {"n": len(rollouts), "reward": reward, "reward_se": reward_se}
     trained = [s.train_reward for s in scored if s.train_reward is not None]
     if trained:
         out["train_reward"] = float(np.mean(trained))
     out.update({
         **{c: float(np.mean([s.reward[c] for s in scored])) for c in PAPER_COMPONENTS},
-        "success": float(np.mean([success(s.rollout, s.reward) for s in scored])),
+        "success": succ, "success_se": succ_se,
         "parsed_call_fraction": sum(_turns_with_calls(r) for r in rollouts) / turns,
         "calls_per_episode": n_calls / len(rollouts),
         "tool_error_rate": sum(1 for r in rollouts for c in r.calls if not c.executed_ok) / max(1, n_calls),
@@ -161,6 +166,8 @@ async def evaluate(engine: Engine, pool: MCPPool, examples: Sequence[Example], t
         "no_call": summarize(pick(NO_CALL_KINDS)),
         "by_kind": {k: summarize(pick((k,))) for k in kinds},
         "n_examples": len(rollouts),
+        # per tool example, for paired comparisons of models evaluated on the same examples
+        "tool_rewards": {s.rollout.example_id: float(s.reward["total"]) for s in pick(TOOL_KINDS)},
         "samples": [_sample(s) for s in scored[:3]],
     }
 

@@ -265,7 +265,7 @@ def _table_row(r: dict[str, Any]) -> dict[str, Any]:
     paper's yardstick; ``tool_train_reward`` (the run's own reward) is there only when the run
     trained on another reward (the no-call reward is the abstention term under every config)."""
     tool, none = r["tool"], r["no_call"]
-    row = {"tool_reward": tool.get("reward"), "tool_success": tool.get("success"),
+    row = {"tool_reward": tool.get("reward"), "tool_reward_se": tool.get("reward_se"), "tool_success": tool.get("success"),
            "parsed_call_fraction": tool.get("parsed_call_fraction"), "calls_per_episode": tool.get("calls_per_episode"),
            "final_state_match": tool.get("final_state_match"), "no_call_reward": none.get("reward"),
            "n_tool": tool.get("n"), "n_no_call": none.get("n")}

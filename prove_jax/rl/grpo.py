@@ -454,8 +454,22 @@ async def train_grpo(ctx: GRPOContext, cfg: GRPOConfig, loader: Any, runner: Sta
             "reward_last5": float(np.nanmean([r["reward"] for r in tail])) if tail else None,
             "skipped_updates": int(ctx.trainer.state.skipped),
             "failed_episodes": int(sum(r["failed_episodes"] for r in rows)),
+            **_story(rows),
             "compiled_programs": ctx.trainer.compiled_programs(),
             "engine_programs": len(ctx.engine.sampler.programs), "plots": [str(p) for p in pngs]}
+
+
+def _story(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """What the stage did, step by step, for a summary that says so (the launcher prints it beside
+    the held-out figures): train reward and calls per episode per step, how many groups were
+    sampled, how many were constant (no gradient) and how many prompts dynamic sampling added."""
+    def total(key: str) -> int:
+        return int(sum(r.get(key, 0) for r in rows))
+
+    return {"reward_curve": [round(float(r["reward"]), 4) for r in rows],
+            "calls_per_episode_curve": [round(float(r.get("calls_per_episode", float("nan"))), 3) for r in rows],
+            "groups": total("groups"), "constant_groups": total("constant_groups"),
+            "no_update_steps": total("no_update"), "resampled_prompts": total("resampled_prompts")}
 
 
 PANELS = {

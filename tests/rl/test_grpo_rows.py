@@ -168,3 +168,16 @@ def test_a_soft_overlong_buffer_not_below_the_cap_is_refused_at_start_up() -> No
     with pytest.raises(ConfigError, match=r"grpo\.overlong_buffer"):
         check(load(LaunchConfig, tiny, ["grpo.overlong=soft_penalty"]))
     check(load(LaunchConfig, tiny, ["grpo.overlong=soft_penalty", "grpo.overlong_buffer=512"]))
+
+
+def test_grpo_summary_tells_what_each_step_did() -> None:
+    """The stage summary's story (printed by the launcher beside the held-out figures): per-step
+    train reward and calls per episode, and the group counts summed over steps."""
+    from prove_jax.rl.grpo import _story
+
+    rows = [{"reward": 0.125, "calls_per_episode": 2.0, "groups": 4.0, "constant_groups": 3.0, "no_update": 0.0,
+             "resampled_prompts": 8.0},
+            {"reward": 0.25, "calls_per_episode": 1.5, "groups": 4.0, "constant_groups": 4.0, "no_update": 1.0}]
+    story = _story(rows)
+    assert story == {"reward_curve": [0.125, 0.25], "calls_per_episode_curve": [2.0, 1.5], "groups": 8,
+                     "constant_groups": 7, "no_update_steps": 1, "resampled_prompts": 8}
