@@ -29,7 +29,9 @@ if CACHE_ON:
 
 
 import gc  # noqa: E402
+import pickle  # noqa: E402
 import sys  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -87,6 +89,27 @@ def _release_compiled_programs() -> Any:
             "programs are being kept alive (a module-level cache or fixture?); XLA segfaults at the limit")
 
 
+def once_per_session[T](tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], T]) -> T:
+    """``make(dir)`` run once per test session, even when pytest-xdist splits the session over
+    several worker processes (the suite's default): the first worker to get here builds under a
+    file lock in the directory all workers' temp dirs share, and the others read the pickled
+    result. A session fixture otherwise runs once per worker, and the expensive ones (a dataset
+    build, an SFT run, a GGUF conversion) would be paid twice. ``make``'s result must pickle."""
+    from filelock import FileLock
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    path, done = root / name, root / f"{name}.pickle"
+    with FileLock(str(root / f"{name}.lock")):
+        if done.exists():
+            return pickle.loads(done.read_bytes())  # this session's own fixture wrote it
+        path.mkdir(parents=True, exist_ok=True)
+        value = make(path)
+        done.write_bytes(pickle.dumps(value))
+        return value
+
+
 @pytest.fixture(scope="session")
 def tiny_policy_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An HF directory with a tiny random Qwen3 and its tokenizer (tests/serve/servelib.py)."""
@@ -112,7 +135,8 @@ def smollm2_dir(smollm2_gguf: Path, tmp_path_factory: pytest.TempPathFactory) ->
     convert, chat, engine, serve and BFCL tests all read this one directory)."""
     from prove_jax.convert import convert_gguf
 
-    return convert_gguf(smollm2_gguf, tmp_path_factory.mktemp("smollm2_hf"), progress=False)
+    return once_per_session(tmp_path_factory, "smollm2_hf",
+                            lambda out: convert_gguf(smollm2_gguf, out, progress=False))
 
 
 @pytest.fixture(scope="session")

@@ -10,6 +10,7 @@ import pytest
 
 from data.build import BuildResult, build
 from data.writer import SPLITS
+from tests.conftest import once_per_session
 
 
 def load_examples(out: Path) -> list[dict[str, Any]]:
@@ -18,13 +19,14 @@ def load_examples(out: Path) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="session")
 def graph_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("graph-cache")
+    """One graph cache for all workers: the tiny build below fills it, and later builds read it."""
+    return once_per_session(tmp_path_factory, "graph-cache", lambda out: out)
 
 
 @pytest.fixture(scope="session")
 def tiny(tmp_path_factory: pytest.TempPathFactory, graph_cache: Path) -> BuildResult:
-    out = tmp_path_factory.mktemp("tiny-seed0")
-    return build(out, seed=0, size="tiny", workers=2, cache_dir=graph_cache, progress=False)
+    return once_per_session(tmp_path_factory, "tiny-seed0", lambda out: build(
+        out, seed=0, size="tiny", workers=2, cache_dir=graph_cache, progress=False))
 
 
 @pytest.fixture(scope="session")

@@ -18,6 +18,7 @@ import pytest
 
 from data.writer import SplitWriter
 from prove_jax.records import Example
+from tests.conftest import once_per_session
 from tests.engine import engine_testlib as lib
 
 MODEL_INIT = {"hidden_size": 64, "intermediate_size": 128, "num_layers": 2, "num_heads": 4, "num_kv_heads": 2,
@@ -48,18 +49,23 @@ def live() -> dict[str, Any]:
 
 
 @pytest.fixture(scope="session")
-def sft_run(live: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A run directory after the SFT stage (data/, tokenizer/, sft/ with its final checkpoint)."""
+def sft_run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A run directory after the SFT stage (data/, tokenizer/, sft/ with its final checkpoint),
+    built once for all test workers; tests that write into a run use ``run_copy``."""
     from prove_jax.launch import main
 
-    run = tmp_path_factory.mktemp("rl_run")
-    lib.build_tokenizer(live, run / "tokenizer")
-    examples = lib.gold_examples(live) + lib.domain_examples(live)
-    write_dataset(run / "data", {"train": examples, "test": examples[:4]})
-    main([*base_overrides(run), "stages=[sft]", "sft.epochs=100", "sft.max_steps=24", "sft.rows_per_step=9", "sft.rows_per_micro=9",
-          "sft.optim.lr=0.01", "sft.optim.warmup_steps=3", "sft.optim.decay_steps=100", "checkpoint.every=100"])
-    assert (run / "sft" / "summary.json").exists()
-    return run
+    def make(run: Path) -> Path:
+        live = request.getfixturevalue("live")
+        lib.build_tokenizer(live, run / "tokenizer")
+        examples = lib.gold_examples(live) + lib.domain_examples(live)
+        write_dataset(run / "data", {"train": examples, "test": examples[:4]})
+        main([*base_overrides(run), "stages=[sft]", "sft.epochs=100", "sft.max_steps=24", "sft.rows_per_step=9",
+              "sft.rows_per_micro=9", "sft.optim.lr=0.01", "sft.optim.warmup_steps=3", "sft.optim.decay_steps=100",
+              "checkpoint.every=100"])
+        assert (run / "sft" / "summary.json").exists()
+        return run
+
+    return once_per_session(tmp_path_factory, "rl_run", make)
 
 
 @pytest.fixture()
