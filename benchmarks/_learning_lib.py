@@ -22,8 +22,10 @@ from prove_jax.records import Example, GoldCall, GoldStep, Rollout
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIG = str(ROOT / "configs" / "runs" / "tiny_cpu.yaml")
+# dynamic sampling off (the default run has it on): up to 4 refill rounds a step would multiply the
+# rollouts of 40 x 3 seeds past the 90-min budget; the equal-compute control counts update tokens
 GRPO = ["grpo.prompts_per_step=8", "grpo.group_size=8", "grpo.rows_per_micro=8", "grpo.sampling.max_new_tokens=256",
-        "grpo.loss.kl_coef=0.01", "grpo.optim.schedule=constant", "checkpoint.every=1000"]
+        "grpo.loss.kl_coef=0.01", "grpo.optim.schedule=constant", "grpo.dynamic_sampling=false", "checkpoint.every=1000"]
 FIG3_KEYS = ("reward", "reward/val", "reward/cov", "reward/eff", "reward/name", "reward/arg", "reward/abstain",
              "calls_per_episode")
 """The Fig. 3 panels: the training reward, each component (R_eff on its own axis: it is small and
