@@ -26,7 +26,7 @@ LABEL_KEYS = ("name", "display_name", "full_name", "title", "subject", "label", 
 TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("uuid", re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b", re.I)),
     ("email", re.compile(r"\b[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}\b")),
-    ("id", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-[A-Z0-9]+(?:-[A-Z0-9]+)*\b")),
+    ("code", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-[A-Z0-9]+(?:-[A-Z0-9]+)*\b")),
     ("path", re.compile(r"(?<![\w/])(?:~|/)[\w.-]+(?:/[\w.-]+)+/?")),
     ("number_ref", re.compile(r"(?<![\w#])#\d+\b")),
 )

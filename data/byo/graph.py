@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from data.byo.discovery import Discovery
+from data.byo.discovery import Discovery, name_words
 from data.byo.extract import Found
 from data.byo.probe import Prober, ProbeResult, Run
 from data.byo.protocol import Session, ToolListing
-from data.byo.schema import ToolShape, compatible, entity_of, infer_shapes
+from data.byo.schema import ToolShape, compatible, entity_of, infer_shapes, singular
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,7 @@ class Edge:
 @dataclass(frozen=True)
 class GraphOptions:
     own_ids_only: bool = True
+    named_production: bool = False
     schema_fallback: bool = True
     max_rounds: int = 3
     seed: int = 0
@@ -95,7 +96,21 @@ def own_paths(run: Run, ref_keys: set[str]) -> set[str]:
     return out
 
 
-def probe_edges(shapes: dict[str, ToolShape], result: ProbeResult, *, own_ids_only: bool = True) -> list[Edge]:
+def names_its_output(tool: str, path: str) -> bool:
+    """Does the tool's name mention what the value at ``path`` is (``list_transactions`` ->
+    ``transaction_id``; an ``id`` key is named by its container, else by the tool)? A report of
+    energy use per device holds device ids, but it is not how one finds devices."""
+    parts = [p.removesuffix("[]") for p in path.removeprefix("text:").split(".") if p.removesuffix("[]")]
+    key = parts[-1] if parts else ""
+    noun = entity_of(key) or (entity_of(parts[-2]) if len(parts) > 1 else "")
+    if not noun:
+        return True
+    tool_words = {singular(w) for w in name_words(tool)}
+    return any(singular(w) in tool_words for w in noun.split("_"))
+
+
+def probe_edges(shapes: dict[str, ToolShape], result: ProbeResult, *, own_ids_only: bool = True,
+                named_production: bool = False) -> list[Edge]:
     accepted = result.accepted()
     ref_keys = {t.path.rsplit(".", 1)[-1].removesuffix("[]").removeprefix("text:") for t in accepted}
     own = {name: own_paths(run, ref_keys) for name, run in result.runs.items()}
@@ -104,6 +119,8 @@ def probe_edges(shapes: dict[str, ToolShape], result: ProbeResult, *, own_ids_on
         if t.producer not in result.runs:
             continue
         if own_ids_only and t.path not in own[t.producer]:
+            continue
+        if named_production and not names_its_output(t.producer, t.path):
             continue
         ent = shapes[t.consumer].param(t.param).entity or entity_of(t.path.rsplit(".", 1)[-1])
         out.append(Edge(t.producer, t.consumer, t.param, ent, "probe", t.path))
@@ -117,7 +134,8 @@ async def infer_graph(tools: list[ToolListing], discovery: Discovery, session: S
     shapes = infer_shapes(discovery)
     prober = Prober(shapes, session, seed=options.seed, max_rounds=options.max_rounds)
     result = await prober.probe()
-    edges = probe_edges(shapes, result, own_ids_only=options.own_ids_only)
+    edges = probe_edges(shapes, result, own_ids_only=options.own_ids_only,
+                        named_production=options.named_production)
     if options.schema_fallback:
         never_ran = {n for n in shapes if n not in result.runs}
         edges += schema_edges(shapes, never_ran)
