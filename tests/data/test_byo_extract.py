@@ -72,7 +72,7 @@ def test_skeleton_masks_values_quotes_and_digits() -> None:
 
 
 def test_testable_values() -> None:
-    def found(v):  # noqa: ANN001, ANN202
+    def found(v):
         return extract(json.dumps({"k": v})).values[0]
     assert is_testable(found("ACC-1")) and is_testable(found(12))
     assert not is_testable(found("2026-05-01")) and not is_testable(found("12.50"))

@@ -84,9 +84,9 @@ class FakeBank:
         return err("unknown tool")
 
 
-def graph(options: GraphOptions = GraphOptions()) -> tuple[InferredGraph, FakeBank]:
+def graph(options: GraphOptions | None = None) -> tuple[InferredGraph, FakeBank]:
     bank = FakeBank()
-    g = asyncio.run(infer_graph(LISTING, discover(LISTING), bank, options))
+    g = asyncio.run(infer_graph(LISTING, discover(LISTING), bank, options or GraphOptions()))
     return g, bank
 
 
