@@ -33,6 +33,7 @@ LISTING = [
     t("open_ticket", {"subject": S}),
     t("close_ticket", {"ticket_id": S}),
     t("report", {"account_id": S}, read_only=True),
+    t("get_card", {"card_id": {"type": "string", "description": "The card, e.g. CRD-0001."}}),
 ]
 
 
@@ -72,6 +73,10 @@ class FakeBank:
             return CallOutcome(json.dumps({"account_id": acc, "nickname": args["nickname"]}), False)
         if name == "report":
             return CallOutcome(f"Report for {acc}\nbalance: 10\n", False)
+        if name == "get_card":
+            if args["card_id"] != "CRD-0001":
+                return err(f"unknown card '{args['card_id']}'")
+            return CallOutcome(json.dumps({"card_id": "CRD-0001", "account_id": "ACC-0002"}), False)
         if name == "open_ticket":
             tid = f"TCK-{len(self.tickets) + 1:04d}"
             self.tickets[tid] = args["subject"]
@@ -124,8 +129,15 @@ def test_empty_result_counts_as_rejection_but_foreign_keys_do_not_produce() -> N
 
 def test_echoed_inputs_and_foreign_keys_of_echoes_produce_nothing() -> None:
     g, _ = graph()
+    assert g.probe is not None
     assert not any(e.producer in ("get_balance", "rename") for e in g.edges)
     assert ("open_ticket", "get_balance") not in g.pairs()  # the ticket's account is a foreign key
+    for x in g.probe.tests:  # an echo is never even tested as something its tool produced
+        assert str(x.value) not in g.probe.runs[x.producer].inputs()
+    # get_card's row is the card it was given (card ids are never listed, so no test marked card_id an
+    # id): the echoed input parameter is its own id, and the account after it a foreign key
+    assert g.probe.runs["get_card"].args == {"card_id": "CRD-0001"}
+    assert ("get_card", "get_balance") not in g.pairs()
 
 
 def test_probing_leaves_the_fixture_as_it_found_it() -> None:
