@@ -20,6 +20,16 @@ only), ``final`` (probing + schema-only edges for tools that never ran: what ``i
 mentions), ``schema`` (names only, no calls).
 
     PYTHONPATH=. .venv/bin/python benchmarks/bench_byo_graph.py [--domains banking,crm] [--jobs 3]
+
+Measured (2 shared cores, 3 domains at a time): recall 0.491 pooled / 0.651 macro, 273 invented,
+precision 0.701, read-only accuracy 0.965, 590-880 s. Goals: recall 0.8 and precision 0.9 are what
+a chain sampler needs for most chains to be real; 50 invented is the schema-only graph's order
+(26), i.e. probing should not add noise the names alone avoid; read-only 0.95 is met by names
+alone. Where recall is lost: roots nothing lists and no description example names (email's
+mailbox, social_media's username, food_delivery's customer: nothing runs), writes needing a secret
+(PINs) or a consistent tuple of arguments, so their outputs are never seen. Where edges are
+invented: reports that list other entities' ids as their rows' own ids (iot energy per device);
+``named`` removes most of them but loses a third of the recall.
 """
 
 from __future__ import annotations
