@@ -1,6 +1,13 @@
 """Environments: the asyncio MCP host pool (and, with the engine, the episode driver)."""
 
-from prove_jax.env.backends import CallResult, HttpBackend, InProcessBackend, StdioBackend, make_backend
+from prove_jax.env.backends import (
+    CallResult,
+    HttpBackend,
+    InProcessBackend,
+    StdioBackend,
+    ToolHints,
+    make_backend,
+)
 from prove_jax.env.episode import (
     EnginePolicy,
     EpisodeConfig,
@@ -25,6 +32,7 @@ __all__ = [
     "PoolStats",
     "ScriptedPolicy",
     "StdioBackend",
+    "ToolHints",
     "ToolNameCollision",
     "make_backend",
     "run_episode",

@@ -1,8 +1,11 @@
 """Ways to reach one domain's MCP server: in-process, stdio subprocesses, or HTTP URLs.
 
 Every backend answers the same four questions for the pool: which tools exist, run a call in a
-session, run a session-plumbing helper (reset / snapshot / close), and is the session still alive.
-Session state lives in the server, keyed by the session id carried in each request's ``_meta``
+session, run a session-plumbing operation (:meth:`Backend.session_op`: reset / snapshot / diff /
+close), and is the session still alive. For the kit's servers a session operation is a hidden helper
+tool of the server (``<domain>_session_<op>``); a backend for someone else's server
+(``prove_jax.env.byo``) does it itself (fresh copy + restart, a snapshot command). For the kit,
+session state lives in the server, keyed by the session id carried in each request's ``_meta``
 (see ``servers.kit.runtime.SESSION_META_KEY``); a backend with several processes pins a session to
 one process by hashing its id, and remembers the process *generation* it was opened on so a session
 that lived in a process that died is reported lost instead of silently restarting from its seed.
@@ -42,6 +45,29 @@ logging.getLogger("client").addFilter(_HiddenToolWarningFilter())  # the SDK cli
 
 
 @dataclass(frozen=True)
+class ToolHints:
+    """A tool's MCP annotations (``ToolAnnotations``), as a typed record beside its OpenAI schema.
+
+    ``None`` means the server did not say. Kept out of the OpenAI-format tool dicts on purpose: those
+    are rendered into prompts and hashed by their consumers, and a new key would change both."""
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+    open_world: bool | None = None
+    title: str | None = None
+
+    @classmethod
+    def of(cls, tool: Any, *, read_only: bool = False) -> ToolHints:
+        """The hints of an MCP ``Tool``; ``read_only=True`` (a user's hint) overrides the server."""
+        ann = getattr(tool, "annotations", None)
+        if ann is None:
+            return cls(read_only=True if read_only else None)
+        return cls(read_only=True if read_only else ann.read_only_hint, destructive=ann.destructive_hint,
+                   idempotent=ann.idempotent_hint, open_world=ann.open_world_hint, title=ann.title)
+
+
+@dataclass(frozen=True)
 class CallResult:
     """One tool call's outcome as an episode sees it."""
 
@@ -62,8 +88,10 @@ class Backend(Protocol):
     async def stop(self) -> None: ...
     def tools(self) -> list[dict[str, Any]]: ...
     def hidden_tools(self) -> list[str]: ...
+    def tool_hints(self) -> dict[str, ToolHints]: ...
     async def pin(self, session_id: str, timeout_s: float) -> Any: ...
     async def call(self, pin: Any, session_id: str, seed: int, name: str, args: Any) -> CallResult: ...
+    async def session_op(self, pin: Any, session_id: str, seed: int, op: HelperOp) -> CallResult: ...
 
 
 def _openai_tool(tool: Any) -> dict[str, Any]:
@@ -112,8 +140,15 @@ class InProcessBackend:
         return [n for n, s in self.runtime.table.specs.items() if not s.visible] + [
             *self.runtime.session_tools, self.runtime.clock_tool]
 
+    def tool_hints(self) -> dict[str, ToolHints]:
+        return {}  # the kit publishes no MCP annotations (its read/write split is its own metadata)
+
     async def pin(self, session_id: str, timeout_s: float) -> Any:
         return 0
+
+    async def session_op(self, pin: Any, session_id: str, seed: int, op: HelperOp) -> CallResult:
+        """The kit's hidden ``<domain>_session_<op>`` helper tool."""
+        return await self.call(pin, session_id, seed, f"{self.domain}_session_{op}", {})
 
     async def call(self, pin: Any, session_id: str, seed: int, name: str, args: Any) -> CallResult:
         if self._client is None:
@@ -199,6 +234,13 @@ class _RemoteBackend:
 
     def hidden_tools(self) -> list[str]:
         return list(self.workers[0].hidden)
+
+    def tool_hints(self) -> dict[str, ToolHints]:
+        return {t.name: ToolHints.of(t) for t in self.workers[0].listed}
+
+    async def session_op(self, pin: Any, session_id: str, seed: int, op: HelperOp) -> CallResult:
+        """The kit's hidden ``<domain>_session_<op>`` helper tool."""
+        return await self.call(pin, session_id, seed, f"{self.domain}_session_{op}", {})
 
     async def pin(self, session_id: str, timeout_s: float) -> tuple[int, int]:
         """(worker index, generation) the session lives on; the session dies with that generation.
