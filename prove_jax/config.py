@@ -15,6 +15,7 @@ mesh) so a bad value fails before any work starts, naming its key. The parser is
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 from typing import Any
 
 from prove_jax.checkpoint import CheckpointConfig
@@ -129,7 +130,8 @@ def check(cfg: LaunchConfig) -> None:
     from data.config import from_mapping
 
     checked("data.synth", from_mapping, cfg.data.size, cfg.data.synth)
-    checked("env", MCPPool.from_config, cfg.env)  # backends are built, not started: names and URLs checked
+    # backends are built, not started: names, URLs and byo seed fixtures checked
+    checked("env", MCPPool.from_config, cfg.env, Path(cfg.out_dir) / "byo")
     from prove_jax.models.config import FAMILY_CLASSES, check_attention_impl
     from prove_jax.models.sharding import parse_mesh_spec
 

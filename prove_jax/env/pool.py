@@ -17,12 +17,14 @@ import asyncio
 import contextlib
 import json
 import uuid
-from collections.abc import AsyncIterator, Iterable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import servers
-from prove_jax.env.backends import BACKENDS, Backend, CallResult, HelperOp, make_backend, now
+from prove_jax.env.backends import BACKENDS, Backend, CallResult, HelperOp, ToolHints, make_backend, now
+from prove_jax.env.byo import ByoBackend, ServerSpec
 from prove_jax.yamlconf import REPLACE
 
 
@@ -50,6 +52,8 @@ class EnvConfig:
     urls: dict[str, list[str]] = field(default_factory=dict, metadata=REPLACE)  # http: domain -> URLs
     call_timeout_s: float = 10.0
     max_concurrent_episodes: int = 256
+    byo: list[ServerSpec] = field(default_factory=list, metadata=REPLACE)  # users' own servers, by name
+    byo_dir: str = ""  # where their session directories live (default: <run out_dir>/byo)
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -57,6 +61,10 @@ class EnvConfig:
         unknown = [d for d in self.domains if d not in servers.DOMAINS]
         if unknown:
             raise ValueError(f"domains: unknown {unknown}; known: {list(servers.DOMAINS)}")
+        names = [s.name for s in self.byo]
+        clash = sorted({n for n in names if names.count(n) > 1 or n in servers.DOMAINS})
+        if clash:
+            raise ValueError(f"byo: server names {clash} are used twice or are kit domains")
 
 
 class MCPPool:
@@ -84,8 +92,9 @@ class MCPPool:
         return cls({d: make_backend(d, kind, **kw) for d in domains}, **pool_kw)
 
     @classmethod
-    def from_config(cls, cfg: EnvConfig) -> MCPPool:
-        """The pool a run's ``env:`` section describes."""
+    def from_config(cls, cfg: EnvConfig, run_dir: str | Path | None = None) -> MCPPool:
+        """The pool a run's ``env:`` section describes; ``env.byo`` servers keep their sessions under
+        ``env.byo_dir``, else ``run_dir`` (the run's ``byo/``)."""
         if cfg.backend == "http":
             missing = [d for d in cfg.domains if d not in cfg.urls]
             if missing:
@@ -94,6 +103,11 @@ class MCPPool:
         else:
             kw: dict[str, Any] = {"n_procs": cfg.n_procs} if cfg.backend == "stdio" else {}
             backends = {d: make_backend(d, cfg.backend, **kw) for d in cfg.domains}
+        if cfg.byo:
+            where = cfg.byo_dir or run_dir
+            if not where:
+                raise ValueError("env.byo needs a directory for its sessions: set env.byo_dir")
+            backends |= {s.name: ByoBackend(s, where) for s in cfg.byo}
         return cls(backends, call_timeout_s=cfg.call_timeout_s, max_concurrent_episodes=cfg.max_concurrent_episodes)
 
     async def __aenter__(self) -> MCPPool:
@@ -116,6 +130,12 @@ class MCPPool:
     def tools(self, domains: Iterable[str]) -> list[dict[str, Any]]:
         """The model-visible tools of ``domains`` in OpenAI function format."""
         return [t for d in domains for t in self._tools[d]]
+
+    def tool_hints(self, domains: Iterable[str]) -> dict[str, ToolHints]:
+        """The MCP annotations (``readOnlyHint``, ...) of the tools :meth:`tools` lists, by tool name.
+
+        A tool whose server published none is absent (the kit's servers publish none)."""
+        return {name: hints for d in domains for name, hints in self.backends[d].tool_hints().items()}
 
     @contextlib.asynccontextmanager
     async def episode(self, domains: Iterable[str], seed: int, *, episode_id: str | None = None
@@ -177,17 +197,24 @@ class Episode:
         return await self._dispatch(domain, name, arguments, timeout_s)
 
     async def helper(self, domain: str, op: HelperOp) -> CallResult:
-        """Session plumbing on one server: reset, snapshot, diff or close."""
-        return await self._dispatch(domain, f"{domain}_session_{op}", {}, None)
+        """Session plumbing on one server: reset, snapshot, diff or close (the backend's
+        :meth:`~prove_jax.env.backends.Backend.session_op`)."""
+        backend = self.pool.backends[domain]
+        return await self._run(domain, f"{domain}_session_{op}", None, lambda: backend.session_op(
+            self._pins[domain], self.session_id(domain), self.seed, op))
 
     async def _dispatch(self, domain: str, name: str, arguments: Any, timeout_s: float | None) -> CallResult:
         backend = self.pool.backends[domain]
+        return await self._run(domain, name, timeout_s, lambda: backend.call(
+            self._pins[domain], self.session_id(domain), self.seed, name, arguments))
+
+    async def _run(self, domain: str, name: str, timeout_s: float | None,
+                   request: Callable[[], Awaitable[CallResult]]) -> CallResult:
+        """One request to ``domain`` under the call timeout; failures of the environment fail the episode."""
         timeout = self.pool.call_timeout_s if timeout_s is None else timeout_s
         start = now()
         try:
-            result = await asyncio.wait_for(
-                backend.call(self._pins[domain], self.session_id(domain), self.seed, name, arguments), timeout
-            )
+            result = await asyncio.wait_for(request(), timeout)
         except TimeoutError:
             self.pool.stats.timeouts += 1
             result = CallResult(f"'{name}' on {domain} timed out after {timeout:.1f}s", True, "timeout")
@@ -218,7 +245,6 @@ class Episode:
         for d in self.domains:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(
-                    self.pool.backends[d].call(self._pins[d], self.session_id(d), self.seed,
-                                               f"{d}_session_close", {}),
+                    self.pool.backends[d].session_op(self._pins[d], self.session_id(d), self.seed, "close"),
                     self.pool.call_timeout_s,
                 )

@@ -156,7 +156,7 @@ class Run:
     # ---- environment ----------------------------------------------------------------------------
     def pool(self) -> MCPPool:
         try:
-            return MCPPool.from_config(self.cfg.env)
+            return MCPPool.from_config(self.cfg.env, self.out / "byo")
         except ValueError as exc:  # env.urls missing a domain: the user's to fix, not a traceback
             raise SystemExit(str(exc)) from None
 
