@@ -1,0 +1,105 @@
+"""Per-session private state for three third-party MCP servers run one process per session.
+
+Each test runs several sessions concurrently, every one writing and then reading back what its
+server shows, and compares each with a solo replay of the same steps in a fresh session: equal
+results and equal final snapshots mean no session saw another's writes, and that nothing in the
+results depends on where a session's copy lives (the path alias) or when it ran (pinned git
+dates, masked mtimes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from prove_jax.env.byo import PINNED_ENV
+from tests.env.byo_testlib import Step, filesystem_spec, git_spec, memory_spec, play, pool_of
+from tests.servers.harness import run
+
+N = 3
+
+
+async def _concurrent_vs_solo(pool: Any, server: str, scripts: list[list[Step]]) -> list[tuple[list[str], Any]]:
+    together = await asyncio.gather(*(play(pool, server, s, pause_s=0.02) for s in scripts))
+    for script, got in zip(scripts, together, strict=True):
+        solo = await play(pool, server, script)
+        assert got == solo, f"a concurrent session differs from its solo replay:\n{got}\n---\n{solo}"
+    return together
+
+
+def _memory_script(k: int) -> list[Step]:
+    return [("create_entities", {"entities": [{"name": f"E{k}", "entityType": "person", "observations": [f"o{k}"]}]}),
+            ("read_graph", {}),
+            ("add_observations", {"observations": [{"entityName": f"E{k}", "contents": [f"more {k}"]}]}),
+            ("create_relations", {"relations": [{"from": f"E{k}", "to": "Seed", "relationType": "knows"}]}),
+            ("search_nodes", {"query": "E"}),
+            ("read_graph", {})]
+
+
+def test_memory_sessions_are_isolated(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with pool_of([memory_spec(tmp_path)], tmp_path / "run") as pool:
+            together = await _concurrent_vs_solo(pool, "memory", [_memory_script(k) for k in range(N)])
+            for k, (results, snapshot) in enumerate(together):
+                names = {line["name"] for line in _jsonl(snapshot) if line["type"] == "entity"}
+                assert names == {"Seed", f"E{k}"}
+                assert "E" + str((k + 1) % N) not in results[-1]
+
+    run(go())
+
+
+def _jsonl(snapshot: Any) -> list[dict[str, Any]]:
+    import json
+
+    if isinstance(snapshot, dict):
+        return [snapshot]
+    return [json.loads(line) for line in snapshot.splitlines() if line.strip()]
+
+
+def _files_script(k: int) -> list[Step]:
+    return [("create_directory", {"path": "/workspace/notes"}),
+            ("write_file", {"path": f"/workspace/notes/n{k}.txt", "content": f"note {k}\n"}),
+            ("edit_file", {"path": "docs/readme.txt", "edits": [{"oldText": "seed", "newText": f"session {k}"}]}),
+            ("list_directory", {"path": "/workspace/notes"}),
+            ("get_file_info", {"path": f"notes/n{k}.txt"}),
+            ("read_text_file", {"path": "/workspace/docs/readme.txt"}),
+            ("directory_tree", {"path": "/workspace/notes"})]
+
+
+def test_filesystem_sessions_are_isolated(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with pool_of([filesystem_spec(tmp_path)], tmp_path / "run") as pool:
+            together = await _concurrent_vs_solo(pool, "files", [_files_script(k) for k in range(N)])
+            for k, (results, snapshot) in enumerate(together):
+                assert sorted(snapshot) == ["docs/readme.txt", f"notes/n{k}.txt"]
+                assert snapshot["docs/readme.txt"] == f"hello from the session {k}\n"
+                assert results[3] == f"False [FILE] n{k}.txt", "another session's file is visible"
+                assert "<time>" in results[4]
+
+    run(go())
+
+
+def _git_script(k: int) -> list[Step]:
+    return [("git_create_branch", {"repo_path": "/workspace", "branch_name": f"b{k}"}),
+            ("git_checkout", {"repo_path": ".", "branch_name": f"b{k}"}),
+            ("git_add", {"repo_path": "/workspace", "files": [f"file{k}.txt"]}),
+            ("git_commit", {"repo_path": "/workspace", "message": f"add file {k}"}),
+            ("git_log", {"repo_path": "/workspace", "max_count": 5}),
+            ("git_branch", {"repo_path": "/workspace", "branch_type": "local"}),
+            ("git_status", {"repo_path": "."})]
+
+
+def test_git_sessions_are_isolated_and_commits_are_pinned(tmp_path: Path) -> None:
+    async def go() -> None:
+        async with pool_of([git_spec(tmp_path, warm=1)], tmp_path / "run", call_timeout_s=30) as pool:
+            together = await _concurrent_vs_solo(pool, "git", [_git_script(k) for k in range(N)])
+            for k, (results, snapshot) in enumerate(together):
+                assert f"b{k}" in results[5] and all(f"b{j}" not in results[5] for j in range(N) if j != k)
+                assert "Date: 2024-01-01 00:00:00+00:00" in results[4], "commit dates are pinned"
+                assert f"{PINNED_ENV['GIT_AUTHOR_NAME']} " in snapshot
+                assert snapshot.count("\n") >= 2  # the seed commit and this session's own
+            hashes = {r[3] for r, _ in together}
+            assert len(hashes) == N, "different files make different commits"
+
+    run(go())
