@@ -38,14 +38,14 @@ def _gone(pid: int) -> bool:
 
 
 async def _kill_and_wait(conn: Any) -> None:
-    """SIGKILL from outside, then wait until the death is observable (a killed multithreaded process,
-    node, shows as a zombie before the kernel lets its parent see it exit)."""
+    """SIGKILL from outside, then wait, without letting the event loop run, until the kernel reports
+    the process exited: the next call is sent before the loop has seen the death (its child watcher,
+    the end of stdout), as when a server dies between two calls of a busy pool."""
     os.kill(conn.pid, signal.SIGKILL)
-    for _ in range(200):
-        if not conn.alive:
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("the killed process still looks alive")
+    deadline = time.monotonic() + 5
+    while os.waitid(os.P_PID, conn.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+        assert time.monotonic() < deadline, "the killed process did not exit"
+        time.sleep(0.005)
 
 
 async def _hangs_then_recovers(pool: MCPPool, tool: str, limit_s: float) -> None:
@@ -56,12 +56,12 @@ async def _hangs_then_recovers(pool: MCPPool, tool: str, limit_s: float) -> None
         res = await ep.call(tool, {})
         assert res.error_kind == "timeout" and ep.failed, res
         assert time.monotonic() - start < limit_s
+        for _ in range(40):  # killed by the timeout itself, not only when the episode closes
+            if _gone(pid):
+                break
+            await asyncio.sleep(0.05)
+        assert _gone(pid), "the hung process was killed"
         assert (await ep.call("echo", {"text": "again"})).is_error, "a failed episode stays failed"
-    for _ in range(100):
-        if _gone(pid):
-            break
-        await asyncio.sleep(0.05)
-    assert _gone(pid), "the hung process was killed"
     async with pool.episode(["odd"], seed=0) as ep:  # the pool goes on
         assert (await ep.call("echo", {"text": "fine"})).text == "fine" and not ep.failed
 
