@@ -137,7 +137,8 @@ def print_summary(run: Any, summary: dict[str, Any]) -> None:
               f"(last 5), skipped updates {s['skipped_updates']}, failed episodes {s['failed_episodes']}, "
               f"compiled programs {s['compiled_programs']} train + {s.get('engine_programs', '?')} engine")
         if "reward_curve" in s:
-            print(f"      train reward per step {' '.join(_fmt(v) for v in s['reward_curve'])}; calls/episode "
+            print(f"      train reward per step (every group drawn, refills included) "
+                  f"{' '.join(_fmt(v) for v in s['reward_curve'])}; calls/episode "
                   f"{' '.join(_fmt(v) for v in s['calls_per_episode_curve'])}; {s['constant_groups']} of "
                   f"{s['groups']} groups constant (no gradient), {s['no_update_steps']} step(s) without an "
                   f"update, {s['resampled_prompts']} prompts added by dynamic sampling")

@@ -283,7 +283,7 @@ def _plot_eval(table: dict[str, dict[str, Any]], path: Any, view: str) -> None:
     import matplotlib.pyplot as plt
 
     keys = ["tool_reward", "tool_success", "parsed_call_fraction", "no_call_reward"]
-    labels = ["tool reward\n(paper's, tool examples)", "success\n(share of tool examples)",
+    labels = ["tool reward ± 1 SE\n(paper's, tool examples)", "success\n(share of tool examples)",
               "parsed-call fraction\n(turns, tool examples)", "no-call reward\n(abstention term)"]
     if any("tool_train_reward" in r for r in table.values()):  # a run trained on another reward
         keys.insert(1, "tool_train_reward")
@@ -293,6 +293,9 @@ def _plot_eval(table: dict[str, dict[str, Any]], path: Any, view: str) -> None:
     w = 0.8 / len(names)
     for i, n in enumerate(names):
         ax.bar([k + i * w for k in range(len(keys))], [table[n].get(k) or 0.0 for k in keys], w, label=n)
+        if table[n].get("tool_reward_se") is not None:  # the tool reward's standard error
+            ax.errorbar(i * w, table[n]["tool_reward"] or 0.0, yerr=table[n]["tool_reward_se"], color="black",
+                        capsize=3, linewidth=1)
     ax.set_xticks([k + w * (len(names) - 1) / 2 for k in range(len(keys))], labels, fontsize=8)
     ax.set_title(f"in-domain eval (held-out, greedy; {view})", fontsize=9)
     ax.legend(fontsize=8)
