@@ -26,7 +26,8 @@ from tests.conftest import subprocess_env
 from tests.rl.conftest import base_overrides
 
 GRPO = ["stages=[grpo]", "grpo.prompts_per_step=3", "grpo.group_size=4", "grpo.rows_per_micro=4",
-        "grpo.sampling.max_new_tokens=96", "grpo.optim.lr=0.002", "grpo.loss.kl_coef=0.01"]
+        "grpo.sampling.max_new_tokens=96", "grpo.optim.lr=0.002", "grpo.loss.kl_coef=0.01",
+        "grpo.dynamic_sampling=false"]  # one batch per step (the default run refills; tests/rl/test_refill.py)
 TIMING = ("time/", "speed/", "host_share")
 
 

@@ -23,7 +23,7 @@ LORA = ["lora.rank=4", "lora.alpha=8", "lora.targets=all_linear"]
 SFT = ["sft.epochs=100", "sft.max_steps=4", "sft.rows_per_step=9", "sft.rows_per_micro=9", "sft.optim.lr=0.01",
        "sft.optim.decay_steps=100", "checkpoint.every=100"]
 GRPO = ["grpo.prompts_per_step=2", "grpo.group_size=4", "grpo.rows_per_micro=4", "grpo.sampling.max_new_tokens=64",
-        "grpo.optim.lr=0.002", "grpo.loss.kl_coef=0.01"]
+        "grpo.optim.lr=0.002", "grpo.loss.kl_coef=0.01", "grpo.dynamic_sampling=false"]
 
 
 def test_a_lora_run_trains_checkpoints_exports_and_resumes_adapters(live: dict[str, Any], tmp_path: Path) -> None:

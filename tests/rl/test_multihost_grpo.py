@@ -52,7 +52,7 @@ MESH = "fsdp=2,tensor=2"
 GRPO = ["stages=[grpo]", f"model.mesh={MESH}", "engine.param_dtype=bfloat16", "engine.slots=4",
         "grpo.prompts_per_step=2", "grpo.group_size=4", "grpo.rows_per_micro=4", "grpo.sampling.max_new_tokens=48",
         "grpo.optim.lr=0.002", "grpo.optim.weight_decay=0.01", "grpo.loss.kl_coef=0.01",
-        "grpo.drop_constant_groups=false", "checkpoint.every=1", "checkpoint.keep=5"]
+        "grpo.drop_constant_groups=false", "grpo.dynamic_sampling=false", "checkpoint.every=1", "checkpoint.keep=5"]
 TIMING = ("time/", "speed/", "host_share")
 
 

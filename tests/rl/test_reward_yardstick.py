@@ -165,7 +165,7 @@ def test_eval_scores_on_the_yardstick_and_reports_the_runs_reward(world: SimpleN
     assert tool["train_reward"] == tool["cov"] == 1.0
     assert recall["no_call"]["train_reward"] == recall["no_call"]["reward"] == 1.0  # abstention rule in both
     assert "train_reward" not in plain["tool"] and "train_reward" not in plain["no_call"]
-    assert list(tool)[:3] == ["n", "reward", "train_reward"]
+    assert list(tool)[:4] == ["n", "reward", "reward_se", "train_reward"]
     assert {k: v for k, v in tool.items() if k != "train_reward"} == plain["tool"]
     assert recall["samples"] == plain["samples"]  # the samples' reward is the yardstick's too
 
