@@ -7,6 +7,7 @@ import importlib
 import itertools
 import json
 import os
+import select
 import socket
 import subprocess
 import sys
@@ -186,6 +187,34 @@ def start_http_server(domain: str, port: int) -> subprocess.Popen[bytes]:
         time.sleep(0.1)
     proc.kill()
     raise TimeoutError(f"{domain} http server did not start")
+
+
+def raw_stdio_session(domain: str) -> subprocess.Popen[bytes]:
+    """``python -m servers.<domain>`` on stdio after a proper initialize handshake, for tests that
+    write raw JSON-RPC lines (what no SDK client lets one send)."""
+    proc = subprocess.Popen([sys.executable, "-m", f"servers.{domain}"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    send_line(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
+    assert read_reply(proc, timeout=60)["id"] == 1
+    send_line(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    return proc
+
+
+def send_line(proc: subprocess.Popen[bytes], message: Any) -> None:
+    """One line on the server's stdin: a raw string as is, anything else as JSON."""
+    line = message if isinstance(message, str) else json.dumps(message)
+    assert proc.stdin is not None
+    proc.stdin.write(line.encode() + b"\n")
+    proc.stdin.flush()
+
+
+def read_reply(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> dict[str, Any]:
+    """The server's next stdout line as JSON; fails if none arrives within ``timeout`` seconds."""
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    assert ready, f"no answer within {timeout} s: the server left the request unanswered"
+    return json.loads(proc.stdout.readline())
 
 
 def run(coro: Awaitable[Any]) -> Any:

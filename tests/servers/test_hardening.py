@@ -10,11 +10,8 @@ Raw JSON-RPC lines that cannot be parsed must still be answered.
 
 from __future__ import annotations
 
-import json
 import math
 import re
-import select
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,7 +20,16 @@ import pytest
 
 from servers.kit import DomainRuntime
 from servers.kit.params import MONEY_KEY, MULTILINE_KEY, TEXT_MAX_CHARS
-from tests.servers.harness import ALL_DOMAINS, run, runtime, scenario, snapshot
+from tests.servers.harness import (
+    ALL_DOMAINS,
+    raw_stdio_session,
+    read_reply,
+    run,
+    runtime,
+    scenario,
+    send_line,
+    snapshot,
+)
 
 REPO = str(Path(__file__).resolve().parents[2])
 HOST_MARKERS = [sys.prefix, sys.base_prefix, REPO, "site-packages", "Traceback", 'File "']
@@ -162,30 +168,6 @@ def test_kit_conversions_reach_the_tool_typed() -> None:
             conform(schema, bad, "")
 
 
-def _raw_session(domain: str) -> subprocess.Popen[bytes]:
-    proc = subprocess.Popen([sys.executable, "-m", f"servers.{domain}"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-    _send(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}})
-    assert _recv(proc)["id"] == 1
-    _send(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-    return proc
-
-
-def _send(proc: subprocess.Popen[bytes], message: Any) -> None:
-    line = message if isinstance(message, str) else json.dumps(message)
-    assert proc.stdin is not None
-    proc.stdin.write(line.encode() + b"\n")
-    proc.stdin.flush()
-
-
-def _recv(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> dict[str, Any]:
-    assert proc.stdout is not None
-    ready, _, _ = select.select([proc.stdout], [], [], timeout)
-    assert ready, "no answer: the server left the request unanswered"
-    return json.loads(proc.stdout.readline())
-
-
 @pytest.mark.parametrize("line, code", [
     ('{"jsonrpc": "2.0", "id": 2, "method": "tools/list"', -32700),  # truncated
     ("[" * 100_000 + "]" * 100_000, -32700),  # nesting deeper than any parser allows
@@ -194,13 +176,13 @@ def _recv(proc: subprocess.Popen[bytes], timeout: float = 20.0) -> dict[str, Any
     ('{"hello": "world"}', -32600),  # JSON, but not JSON-RPC
 ])
 def test_every_raw_stdio_line_is_answered(line: str, code: int) -> None:
-    proc = _raw_session(ALL_DOMAINS[0])
+    proc = raw_stdio_session(ALL_DOMAINS[0])
     try:
-        _send(proc, line)
-        reply = _recv(proc)
+        send_line(proc, line)
+        reply = read_reply(proc)
         assert reply["id"] is None and reply["error"]["code"] == code
-        _send(proc, {"jsonrpc": "2.0", "id": 7, "method": "tools/list"})
-        assert _recv(proc)["id"] == 7, "the server did not survive the bad line"
+        send_line(proc, {"jsonrpc": "2.0", "id": 7, "method": "tools/list"})
+        assert read_reply(proc)["id"] == 7, "the server did not survive the bad line"
     finally:
         proc.kill()
         proc.wait()
@@ -208,12 +190,12 @@ def test_every_raw_stdio_line_is_answered(line: str, code: int) -> None:
 
 def test_raw_nan_and_whole_float_over_stdio() -> None:
     """The literals JSON forbids but Python accepts, straight on the wire."""
-    proc = _raw_session("banking")
+    proc = raw_stdio_session("banking")
     try:
         for i, literal in enumerate(("NaN", "Infinity", "-Infinity", "1e400")):
-            _send(proc, f'{{"jsonrpc":"2.0","id":{10 + i},"method":"tools/call","params":{{"name":"transfer_funds",'
+            send_line(proc, f'{{"jsonrpc":"2.0","id":{10 + i},"method":"tools/call","params":{{"name":"transfer_funds",'
                         f'"arguments":{{"amount":{literal}}}}}}}')
-            reply = _recv(proc)
+            reply = read_reply(proc)
             assert reply["id"] == 10 + i and reply["result"]["isError"], reply
             assert "'amount'" in reply["result"]["content"][0]["text"]
     finally:
