@@ -12,20 +12,12 @@ from typing import Any
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import (
-    INVALID_REQUEST,
-    PARSE_ERROR,
-    CallToolResult,
-    ErrorData,
-    JSONRPCError,
-    ListToolsResult,
-    PaginatedRequestParams,
-    TextContent,
-)
+from mcp_types import CallToolResult, ListToolsResult, PaginatedRequestParams, TextContent
 from mcp_types import Tool as MCPTool
 
 from servers.kit.runtime import DEFAULT_SESSION, LIST_HIDDEN_META_KEY, SESSION_META_KEY, DomainRuntime
 from servers.kit.tools import ToolSpec, schema_stub
+from servers.kit.wire import answer_unparsed
 
 
 def session_from_meta(meta: Mapping[str, Any] | None, default_seed: int) -> tuple[str, int]:
@@ -107,17 +99,17 @@ class KitServer(MCPServer):
         return ListToolsResult(tools=list(self._every) if opt_in else await self.list_tools())
 
     async def run_stdio_async(self) -> None:
-        """The SDK's stdio transport, except that a line it cannot parse gets a JSON-RPC error reply.
+        """The SDK's stdio transport, except that a line it cannot parse gets a JSON-RPC reply.
 
-        The SDK hands unparseable lines (invalid JSON, an invalid escape, nesting too deep, valid JSON
-        that is no JSON-RPC message) to the session as exceptions, which drops them: the client would
-        wait forever. Every request line must be answered, so they are answered here (id null: the id
-        of an unparseable request cannot be known)."""
+        The SDK hands unparseable lines (invalid JSON, nesting too deep, a lone surrogate escape,
+        valid JSON that is no JSON-RPC message) to the session as exceptions, which drops them: the
+        client would wait forever. Every request line must be answered, and with its id whenever the
+        id can be read, or the client cannot pair the answer with its request
+        (:func:`servers.kit.wire.answer_unparsed`)."""
         import anyio
         from mcp.server.stdio import stdio_server
         from mcp.shared._context_streams import create_context_streams
         from mcp.shared.message import SessionMessage
-        from pydantic import ValidationError
 
         async with stdio_server() as (read_stream, write_stream):
             inbox_writer, inbox = create_context_streams[SessionMessage | Exception](0)
@@ -125,16 +117,10 @@ class KitServer(MCPServer):
             async def screen() -> None:
                 async with inbox_writer:
                     async for item in read_stream:
-                        if not isinstance(item, Exception):
+                        if isinstance(item, Exception):
+                            await write_stream.send(SessionMessage(answer_unparsed(item)))
+                        else:
                             await inbox_writer.send(item)
-                            continue
-                        invalid_json = isinstance(item, ValidationError) and any(
-                            e.get("type") == "json_invalid" for e in item.errors())
-                        code, what = (PARSE_ERROR, "Parse error") if invalid_json or not isinstance(
-                            item, ValidationError) else (INVALID_REQUEST, "Invalid Request")
-                        detail = "not valid JSON" if code == PARSE_ERROR else "not a JSON-RPC 2.0 message"
-                        reply = JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=f"{what}: {detail}"))
-                        await write_stream.send(SessionMessage(reply))
 
             async with anyio.create_task_group() as tg:
                 tg.start_soon(screen)
