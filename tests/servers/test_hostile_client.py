@@ -12,6 +12,7 @@ cannot be read (or that are no request) keep ``id: null``. One subprocess per do
 from __future__ import annotations
 
 import json
+import random
 import sys
 from typing import Any
 
@@ -137,3 +138,41 @@ def test_official_client_gets_a_prompt_error_not_a_timeout() -> None:
             assert not info.is_error and f'"domain": "{domain}"' in info.content[0].text
 
     run(go())
+
+
+def test_every_refused_line_gets_a_reply_that_can_be_written() -> None:
+    """The reply is built inside the stdio transport's screen: if building it raised, or the reply
+    could not be written as JSON (a lone surrogate echoed in a message or id), the server would stop
+    answering altogether. Random envelopes of hostile members, each refused by the SDK's own parser."""
+    from mcp_types import jsonrpc_message_adapter
+    from pydantic import ValidationError
+
+    from servers.kit.wire import answer_unparsed
+
+    rng = random.Random(0)
+    atoms = ["1", '"x"', f'"{LONE}"', f'"\\udfff{LONE}"', HUGE, DEEP, "[" * 1_500 + "]" * 1_500, "null", "true",
+             "NaN", "1.5", "{}", "[]", f'{{"{LONE}":1}}', '"' + "y" * 10_000 + '"']
+    keys = ["jsonrpc", "id", "method", "params", "result", "error", LONE, "_meta", "name", "arguments", "x"]
+    fixed = {"jsonrpc": ['"2.0"'], "method": ['"tools/call"', '"tools/list"', '"initialize"']}
+
+    def member_object(depth: int) -> str:
+        members = []
+        for _ in range(rng.randint(0, 4)):
+            key = rng.choice(keys)
+            value = rng.choice(fixed[key]) if key in fixed and rng.random() < 0.6 else (
+                rng.choice(atoms) if depth > 1 or rng.random() < 0.5 else member_object(depth + 1))
+            members.append(f'"{key}":{value}')
+        return "{" + ",".join(members) + "}"
+
+    refused = with_id = 0
+    for i in range(1_500):
+        line = member_object(0) if i % 3 else f'{{"jsonrpc":"2.0","id":{i},"method":"tools/call","params":{member_object(1)}}}'
+        try:
+            jsonrpc_message_adapter.validate_json(line, by_name=False)
+            continue
+        except ValidationError as exc:
+            reply = answer_unparsed(exc)
+        refused += 1
+        with_id += reply.id is not None
+        json.loads(reply.model_dump_json(by_alias=True, exclude_unset=True))
+    assert refused > 1_000 and with_id > 100, (refused, with_id)
