@@ -147,10 +147,12 @@ class MCPPool:
             raise KeyError(f"episode asks for servers {missing} that this pool does not run")
         async with self._episode_slots:
             ep = Episode(self, domains, seed, episode_id or uuid.uuid4().hex)
-            for d in domains:
-                ep._pins[d] = await self.backends[d].pin(ep.session_id(d), self.call_timeout_s)
             self.stats.episodes_opened += 1
             try:
+                # inside the try: a pin that raises or is cancelled (the caller's timeout) still
+                # closes the sessions already pinned, e.g. a byo server process started for domain 1
+                for d in domains:
+                    ep._pins[d] = await self.backends[d].pin(ep.session_id(d), self.call_timeout_s)
                 yield ep
             finally:
                 if ep.failed:
@@ -242,7 +244,7 @@ class Episode:
 
     async def close(self) -> None:
         """Free the server-side sessions (best effort: a dead server has already lost them)."""
-        for d in self.domains:
+        for d in [d for d in self.domains if d in self._pins]:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(
                     self.pool.backends[d].session_op(self._pins[d], self.session_id(d), self.seed, "close"),

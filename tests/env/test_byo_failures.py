@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from prove_jax.env import EnvConfig, MCPPool
-from prove_jax.env.byo import ByoStartError, ServerSpec
+from prove_jax.env.byo import ByoBackend, ByoStartError, ServerSpec
 from prove_jax.yamlconf import ConfigError, load
 from tests.env.byo_testlib import MISBEHAVING, memory_spec, pool_of
 from tests.servers.harness import run
@@ -81,6 +81,27 @@ def test_the_pools_timeout_kills_the_process_too(tmp_path: Path) -> None:
     async def go() -> None:
         async with pool_of([_spec(call_timeout_s=60)], tmp_path, call_timeout_s=1.0) as pool:
             await _hangs_then_recovers(pool, "sleep_forever", limit_s=5)
+
+    run(go())
+
+
+def test_an_episode_whose_second_server_cannot_be_pinned_closes_the_first(tmp_path: Path) -> None:
+    """The first server's session process is closed when pinning the second raises (or is
+    cancelled by the caller's timeout): a half-opened episode leaks no process."""
+
+    class Unpinnable(ByoBackend):
+        async def pin(self, session_id: str, timeout_s: float) -> Any:
+            raise RuntimeError("cannot pin")
+
+    async def go() -> None:
+        first = ByoBackend(_spec(), tmp_path)
+        other = Unpinnable(memory_spec(tmp_path), tmp_path)
+        pool = MCPPool({"odd": first, other.domain: other})
+        async with pool:
+            with pytest.raises(RuntimeError, match="cannot pin"):
+                async with pool.episode(["odd", other.domain], seed=0):
+                    pass
+            assert not first._live, "the first server's session was closed"
 
     run(go())
 
