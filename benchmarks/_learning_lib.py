@@ -261,7 +261,7 @@ def plot_fig3(arms: dict[str, Sequence[Sequence[dict[str, Any]]]], path: Path, t
     """The paper's Fig. 3 for our runs: per term of :data:`FIG3_KEYS`, its value at every GRPO step,
     one colour per arm: bold the mean over the arm's seeds, faint each seed. Titles say what each
     term measures (``prove_jax.metrics.MEANING``); every value is the mean over the step's episodes."""
-    from prove_jax.metrics import MEANING
+    from prove_jax.metrics import MEANING, wrap_title
 
     present = [k for k in FIG3_KEYS if any(k in r for runs in arms.values() for rows in runs for r in rows)]
     if not present:
@@ -285,7 +285,7 @@ def plot_fig3(arms: dict[str, Sequence[Sequence[dict[str, Any]]]], path: Path, t
             ax.plot(xs, ys, color=colour, lw=1.8, label=f"{arm} (mean of {len(runs)})")
         if key == "reward/eff":
             ax.axhline(0.0, color="grey", lw=0.6, ls=":")
-        ax.set_title("\n".join(_wrap(("R_" if key in PAPER_TERMS else "") + MEANING.get(key, key))), fontsize=8)
+        ax.set_title(wrap_title(("R_" if key in PAPER_TERMS else "") + MEANING.get(key, key), 50), fontsize=8)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("GRPO step", fontsize=8)
         ax.set_ylabel("calls per episode" if key == "calls_per_episode" else "mean over the step's episodes",
@@ -301,8 +301,3 @@ def plot_fig3(arms: dict[str, Sequence[Sequence[dict[str, Any]]]], path: Path, t
     plt.close(fig)
     return path
 
-
-def _wrap(text: str, width: int = 50) -> list[str]:
-    import textwrap
-
-    return textwrap.wrap(text, width) or [text]

@@ -90,7 +90,8 @@ MEANING: dict[str, str] = {
 UNPLOTTED_PARTS: dict[str, tuple[str, ...]] = {"reward": ("reward/abstain",)}
 
 
-def _wrap(text: str, width: int = 48) -> str:
+def wrap_title(text: str, width: int = 48) -> str:
+    """A panel title in lines of ``width``: the titles say what a number measures, so they are long."""
     import textwrap
 
     return "\n".join(textwrap.wrap(text, width)) or text
@@ -141,7 +142,7 @@ def curves_figure(rows: Sequence[Mapping[str, Any]], panels: Mapping[str, Sequen
             pts = [(r["step"], r[k]) for r in rows if isinstance(r.get(k), int | float)]
             if pts:
                 ax.plot(*zip(*pts, strict=True), label=k, lw=1.3)
-        ax.set_title(_wrap(name), fontsize=8)
+        ax.set_title(wrap_title(name), fontsize=8)
         ax.set_xlabel("step", fontsize=8)
         ax.legend(fontsize=7)
         ax.tick_params(labelsize=7)
