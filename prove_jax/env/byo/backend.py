@@ -77,6 +77,8 @@ class ByoBackend:
         """Start one connection now, so a server that does not start fails here, by name."""
         for sub in ("logs", "home", "tmp"):
             (self.root / sub).mkdir(parents=True, exist_ok=True)
+        if self.spec.prepare:
+            self.seed = await self._prepare()
         first = await self._open()
         if first.error is not None:
             what = " ".join(first.launch.argv) if first.launch else self.spec.url
@@ -210,6 +212,31 @@ class ByoBackend:
             conn = Connection(label, launch=launch, session_dir=sdir)
         await conn.start(self.spec.start_timeout_s)
         return conn
+
+    async def _prepare(self) -> Path:
+        """Run ``prepare`` once in a fresh copy of the seed; that copy is the fixture from now on."""
+        fixture = self.root / "fixture"
+        await asyncio.to_thread(shutil.rmtree, fixture, True)
+        await asyncio.to_thread(self._fresh_copy, fixture)
+        argv = [template(_absolute_if_local(a), fixture) for a in self.spec.prepare]
+        what = f"byo server {self.spec.name!r}: prepare command {' '.join(argv)!r}"
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, cwd=fixture, env=get_default_environment() | self._env(fixture),
+                stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+                start_new_session=True)
+        except OSError as exc:
+            raise ByoStartError(f"{what} cannot run: {exc}") from None
+        try:
+            _, err = await asyncio.wait_for(proc.communicate(), self.spec.start_timeout_s)
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            await proc.wait()
+            raise ByoStartError(f"{what} timed out after {self.spec.start_timeout_s:.0f}s") from None
+        if proc.returncode != 0:
+            raise ByoStartError(f"{what} exited {proc.returncode}: {err.decode(errors='replace')[-500:]}")
+        return fixture
 
     def _fresh_copy(self, sdir: Path) -> None:
         if self.seed is None:

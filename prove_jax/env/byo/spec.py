@@ -82,7 +82,10 @@ class ServerSpec:
     ``command`` (argv; a stdio server) or ``url`` (streamable HTTP); ``seed`` a directory (its
     contents) or a file copied into every fresh session directory; ``read_only`` tool names the user
     declares read-only (on top of the server's own ``readOnlyHint``); ``snapshot`` argv run in the
-    session directory whose stdout is the session's final state (JSON, or kept as text); ``warm``
+    session directory whose stdout is the session's final state (JSON, or kept as text); ``prepare``
+    argv run once, at start-up, in a copy of ``seed`` (pinned env), whose result is the fixture every
+    session copies: what cannot be committed as files (a git repository built from plain files, with
+    pinned dates, so its hashes are the same in every run); ``warm``
     processes started ahead of the sessions that will take them (start-up is 0.2-0.8 s a process).
     """
 
@@ -95,6 +98,7 @@ class ServerSpec:
     seed: str = ""
     read_only: list[str] = dataclasses.field(default_factory=list, metadata=REPLACE)
     snapshot: list[str] = dataclasses.field(default_factory=list, metadata=REPLACE)
+    prepare: list[str] = dataclasses.field(default_factory=list, metadata=REPLACE)
     path_alias: str = "/workspace"
     rewrite: list[Rewrite] = dataclasses.field(default_factory=list, metadata=REPLACE)
     pin_env: bool = True
@@ -115,8 +119,8 @@ class ServerSpec:
         if self.url and self.isolation != "server":
             raise ValueError(f"{where}: a url is one shared server, so isolation must be 'server' "
                              "(it keeps each MCP connection's state apart itself)")
-        if self.isolation == "server" and (self.seed or self.snapshot):
-            raise ValueError(f"{where}: seed and snapshot need a session directory (isolation: process)")
+        if self.isolation == "server" and (self.seed or self.snapshot or self.prepare):
+            raise ValueError(f"{where}: seed, prepare and snapshot need a session directory (isolation: process)")
         if not self.path_alias.startswith("/") or self.path_alias.rstrip("/") != self.path_alias:
             raise ValueError(f"{where}: path_alias must be an absolute path without a trailing '/'")
         if self.warm < 0:
