@@ -172,7 +172,9 @@ QUALITY_ROWS = (("description_overlap_rate", "gold calls whose user text copies 
                 ("rejection_rate", "generated examples that validation or dedup rejected", "see rejections"))
 
 
-def write_card(stats: dict[str, Any], out: Path, examples: list[dict[str, Any]] | None = None) -> None:
+def write_card(stats: dict[str, Any], out: Path, examples: list[dict[str, Any]] | None = None, *,
+               intro: str | None = None) -> None:
+    """``intro``: the card's first paragraph (who built it, against what), when not ``data.build``."""
     figures = _figures(stats, out)
     (out / "stats.json").write_text(json.dumps(stats, indent=1, sort_keys=True) + "\n")
     kinds = sorted({k for c in stats["per_domain"].values() for k in c})
@@ -182,8 +184,8 @@ def write_card(stats: dict[str, Any], out: Path, examples: list[dict[str, Any]] 
     parts = [
         "# PROVE synthetic tool-use dataset",
         "",
-        f"Built by `python -m data.build` with seed {stats['seed']}: {stats['total']} examples against the "
-        "project's live MCP servers (programmatic teacher; every gold call was executed and replayed).",
+        intro or (f"Built by `python -m data.build` with seed {stats['seed']}: {stats['total']} examples against the "
+                  "project's live MCP servers (programmatic teacher; every gold call was executed and replayed)."),
         "",
         "## Splits and kinds",
         _table([(s, v) for s, v in stats["splits"].items()], ("split", "examples")),

@@ -1,0 +1,359 @@
+"""Realising chains on a live user's server: what the server holds, how to bind arguments, and calls.
+
+:func:`study` learns a server once, through the pool's byo backend (the same sessions training uses,
+so a gold path means what it will mean in every episode): its listing and read-only verdicts
+(:mod:`data.byo.discovery`, plus the spec's ``read_only`` hints), the inferred producer -> consumer
+graph (:func:`data.byo.graph.infer_graph`, probing on a live session), the live-state entities
+(:func:`data.byo.sampling.sample_live_state`), and the *fixture pool*: every value the read-only
+tools return on the fixture, explored for a few rounds with arguments drawn from the pool itself
+(the session root ``path_alias`` opens the first listing, its entries the next).
+
+:func:`bind` fills one call's argument slots (:func:`data.byo.values.leaves`) from the pool and the
+chain's earlier outputs; :func:`realise` runs a chain on a fresh session: each step tries a few
+tools (consumers of the previous step's output first, inferred edges first among them) and a few
+argument variants, and keeps the first call that *succeeds* (a read must also return something; a
+write must change the snapshot when the spec has a snapshot command). Only successful calls are
+ever kept; every draw comes from one RNG, so a slot's chain depends on its seed alone.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from data.byo.discovery import Discovery, discover
+from data.byo.graph import GraphOptions, InferredGraph, infer_graph
+from data.byo.phrasing import new_slug, new_text, server_prefix
+from data.byo.protocol import EpisodeSession, ToolAnnotations, ToolListing, listing_from_sdk
+from data.byo.sampling import LiveState, sample_live_state
+from data.byo.schema import PRODUCING_VERBS
+from data.byo.values import Leaf, Value, candidates, leaves, put, values_of
+from prove_jax.env.byo import ServerSpec
+from prove_jax.env.pool import MCPPool
+
+FATAL = ("timeout", "server_died", "transport", "session_lost")
+NEW_WORDS = frozenset({"name", "title", "destination", "dest", "target", "new", "branch"})
+OLD_WORDS = frozenset({"source", "src", "from", "old", "base", "existing"})
+SOFT_FAIL = re.compile(r"\berror\b|\bnot found\b|\bno such\b|\bno matches\b|\bdoes not exist\b|\benoent\b", re.I)
+
+
+@dataclass
+class Bound:
+    """One filled slot: the value and where it came from (``user`` states it, ``tool`` copies it
+    from an earlier step's output, ``root`` is the session root the system prompt names)."""
+
+    leaf: Leaf
+    value: Any
+    source: str  # "user" | "tool" | "root"
+    origin: Value | None = None
+
+
+@dataclass
+class Binding:
+    args: dict[str, Any]
+    bound: list[Bound]
+
+    @property
+    def copies(self) -> list[Bound]:
+        return [b for b in self.bound if b.source == "tool"]
+
+
+@dataclass
+class StepRec:
+    """A call that succeeded while realising: what it was given, how, and what it returned."""
+
+    tool: str
+    binding: Binding
+    text: str
+    read_only: bool
+
+
+@dataclass
+class ServerModel:
+    """What synthesis knows of one server (built by :func:`study`)."""
+
+    spec: ServerSpec
+    listing: list[ToolListing]
+    discovery: Discovery
+    graph: InferredGraph
+    state: LiveState
+    fixture: list[Value]
+    seen_by: dict[str, set[str]]  # value -> read-only tools whose fixture output holds it
+    openai: list[dict[str, Any]]
+    prefix: str = ""
+    probe_calls: int = 0
+    fixture_calls: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    @property
+    def root(self) -> str | None:
+        return self.spec.path_alias if self.spec.isolation == "process" else None
+
+    def read_only(self, tool: str) -> bool:
+        return self.discovery.read_only(tool)
+
+    def tool(self, name: str) -> ToolListing:
+        return next(t for t in self.listing if t.name == name)
+
+    @property
+    def names(self) -> list[str]:
+        return [t.name for t in self.listing]
+
+
+def _path_base(args: dict[str, Any]) -> str | None:
+    for k, v in args.items():
+        if isinstance(v, str) and re.search(r"path|dir|folder|root", k, re.I) and v.startswith("/"):
+            return v
+    return None
+
+
+def bind(model: ServerModel, tool: str, rng: random.Random, pool: list[Value], prev: int | None,
+         stated: frozenset[str] = frozenset()) -> Binding:
+    """Arguments for ``tool``: each slot from the pool (values of step ``prev`` preferred, so a chain
+    copies what its last step returned), from the session root, or made up when the tool creates.
+    A value from an earlier output counts as copied (``tool``) unless the user already ``stated`` it
+    (a write's result echoing the name it was given names nothing new)."""
+    listing = model.tool(tool)
+    props = listing.properties
+    optional = frozenset(p for p, s in props.items() if p not in listing.required and rng.random() < 0.15
+                         and str(s.get("type")) in ("integer", "number", "boolean"))
+    args: dict[str, Any] = {}
+    bound: list[Bound] = []
+    used: set[str] = set()
+    objs: dict[tuple[str | int, ...], str] = {}
+    creates = not model.read_only(tool) and (model.discovery.verdicts[tool].verb in PRODUCING_VERBS
+                                            or any(w in PRODUCING_VERBS | {"move", "rename", "copy"}
+                                                   for w in tool.lower().split("_")))
+    first_ref: set[tuple[str | int, ...]] = set()
+    for leaf in leaves(listing.input_schema, optional=optional):
+        parent = leaf.where[:-1]
+        value, source, origin = _fill(model, tool, leaf, rng, pool, prev, used, objs.get(parent), creates,
+                                      parent not in first_ref)
+        if source == "tool" and str(value) in stated:
+            source = "user"
+        if leaf.kind in ("reference", "path"):
+            first_ref.add(parent)
+        if origin is not None:
+            objs.setdefault(parent, origin.obj)
+        used.add(str(value))
+        put(args, leaf.where, value)
+        bound.append(Bound(leaf, value, source, origin))
+    return Binding(args, bound)
+
+
+def _fill(model: ServerModel, tool: str, leaf: Leaf, rng: random.Random, pool: list[Value], prev: int | None,
+          used: set[str], obj: str | None, creates: bool, first: bool) -> tuple[Any, str, Value | None]:
+    s = leaf.schema
+    if leaf.kind == "enum":
+        return rng.choice(list(s.get("enum", [s.get("const")]))), "user", None
+    if leaf.kind == "bool":
+        return (s["default"] if isinstance(s.get("default"), bool) else rng.random() < 0.5), "user", None
+    if leaf.kind == "number":
+        if isinstance(s.get("default"), int | float):
+            return s["default"], "user", None
+        lo = int(max(s.get("minimum", 1), 1))
+        return rng.randint(lo, int(min(s.get("maximum", lo + 9), lo + 9))), "user", None
+    if leaf.kind == "date":
+        return "2024-01-01", "user", None
+    if leaf.kind == "object":
+        return {}, "user", None
+    if leaf.kind == "query":
+        return _query(leaf, rng, pool), "user", None
+    ranked = candidates(leaf, pool)
+    if leaf.kind == "text" and not ranked:
+        return new_text(rng), "user", None
+    words = set(leaf.words)
+    can_make = creates and leaf.kind != "text" and not words & OLD_WORDS and (first or bool(words & NEW_WORDS))
+    if leaf.kind == "path" and model.root and not ranked:
+        ranked = [(1, Value(model.root, "path", -1, "", "root"))]
+    best = max((sc for sc, _ in ranked), default=0)
+    if can_make and (best < 3 or rng.random() < 0.6):
+        return _made(model, tool, leaf, rng, pool), "user", None
+    if not ranked:
+        return f"{leaf.noun.replace(' ', '-')}-1", "user", None
+    scored = []
+    for score, v in ranked:
+        if prev is not None and v.origin == prev:
+            score += 6 if score >= 2 else 1  # copy what the last step returned, when it fits by name
+        score += 4 if obj is not None and v.obj == obj else 0
+        score -= 20 if str(v.value) in used else 0  # from/to: two different things
+        scored.append((score, rng.random(), v))
+    scored.sort(key=lambda x: (-x[0], x[1]))
+    top = [v for sc, _, v in scored if sc == scored[0][0]]
+    v = rng.choice(top[:6])
+    source = "root" if v.tool == "" and v.origin == -1 and v.key == "path" and v.value == model.root else (
+        "tool" if v.origin >= 0 else "user")
+    return v.value, source, v
+
+
+def _query(leaf: Leaf, rng: random.Random, pool: list[Value]) -> str:
+    """A search that finds something: a word of a known label, or a glob of a known extension."""
+    names = [str(v.value) for v in pool if isinstance(v.value, str) and v.key in ("name", "item", "title", "file")]
+    if {"pattern", "glob"} & set(leaf.words):
+        exts = sorted({m.group(0) for n in names if (m := re.search(r"\.\w{1,5}$", n))})
+        if exts:
+            return rng.choice(["*", "**/*"]) + rng.choice(exts)
+    toks = sorted({w for n in names for w in re.findall(r"[A-Za-z]{3,}", n)})
+    return rng.choice(toks) if toks else "a"
+
+
+def _made(model: ServerModel, tool: str, leaf: Leaf, rng: random.Random, pool: list[Value]) -> str:
+    """A new value shaped like the existing ones (a path under a known directory, a name)."""
+    if leaf.kind == "path":
+        dirs = sorted({str(v.value) for v in pool if isinstance(v.value, str) and v.value.startswith("/")
+                       and not re.search(r"\.\w{1,5}$", v.value) and v.key in ("path", "dir", "directory", "item")})
+        base = rng.choice(dirs) if dirs else (model.root or ".")
+        folder = bool({"dir", "directory", "folder"} & (set(leaf.words) | set(tool.lower().split("_"))))
+        exts = sorted({m.group(0) for v in pool if isinstance(v.value, str)
+                       and (m := re.search(r"\.(md|txt|py|json)$", v.value))}) or [".txt"]
+        name = new_slug(rng, []).replace(" ", "-")
+        return f"{base.rstrip('/')}/{name}{'' if folder else rng.choice(exts)}"
+    existing = [str(v.value) for v in pool if v.key == leaf.name and isinstance(v.value, str)]
+    return new_slug(rng, existing or [str(v.value) for v in pool if v.key == "name" and isinstance(v.value, str)])
+
+
+async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int = 3) -> ServerModel:
+    """Discovery, the inferred graph, live-state sampling and the fixture pool of one started server."""
+    backend = pool.backends[spec.name]
+    hinted = set(spec.read_only)
+    listing = [ToolListing(t.name, t.description, t.input_schema,
+                           ToolAnnotations(True, t.annotations.destructive, t.annotations.idempotent,
+                                           t.annotations.open_world) if t.name in hinted else t.annotations)
+               for t in listing_from_sdk(getattr(backend, "listed", []))]
+    disc = discover(listing)
+    async with pool.episode([spec.name], seed=0) as ep:
+        session = EpisodeSession(ep)
+        graph = await infer_graph(listing, disc, session, GraphOptions(seed=seed))
+        await session.reset()
+        state = await sample_live_state(graph.shapes, session, graph.probe)
+        probe_calls = session.calls
+        model = ServerModel(spec, listing, disc, graph, state, [], {}, pool.tools([spec.name]),
+                            server_prefix([t.name for t in listing]), probe_calls)
+        pool_values = [Value(model.root, "path", -1, "", "root")] if model.root else []
+        for etype, ents in sorted(state.entities.items()):
+            for i, e in enumerate(ents):
+                pool_values.append(Value(e.id, etype, -1, e.source, f"-1:{e.source}:ent{i}", e.label, i, len(ents)))
+        rng = random.Random(f"fixture:{seed}:{spec.name}")
+        readers = [t.name for t in listing if disc.read_only(t.name)]
+        done: set[str] = set()
+        for _ in range(rounds):
+            for tool in readers:
+                for _variant in range(3):
+                    b = bind(model, tool, rng, pool_values, None)
+                    key = f"{tool}:{b.args}"
+                    if key in done:
+                        continue
+                    done.add(key)
+                    res = await ep.call(tool, b.args)
+                    model.fixture_calls += 1
+                    if res.error_kind in FATAL:
+                        raise RuntimeError(f"byo server {spec.name!r} failed while sampling: {res.text}")
+                    if res.is_error:
+                        continue
+                    new = values_of(res.text, -1, tool, _path_base(b.args))
+                    for v in new:
+                        model.seen_by.setdefault(str(v.value), set()).add(tool)
+                    known = {(v.value, v.key) for v in pool_values}
+                    pool_values += [v for v in new if (v.value, v.key) not in known]
+        model.fixture = pool_values
+    return model
+
+
+def canonical(snapshot: str) -> str:
+    """A snapshot compared by content, not layout: JSON re-serialised with sorted keys; text (or
+    JSON lines, as a memory file) line by line, each line canonical if it is JSON, lines sorted. A
+    server that rewrites its state file unchanged (other spacing, other order) did not write."""
+    try:
+        data = json.loads(snapshot)
+    except ValueError:
+        data = snapshot
+    if not isinstance(data, str):
+        return json.dumps(data, sort_keys=True)
+    lines = []
+    for line in data.splitlines():
+        try:
+            lines.append(json.dumps(json.loads(line), sort_keys=True))
+        except ValueError:
+            lines.append(line.strip())
+    return "\n".join(sorted(x for x in lines if x))
+
+
+@dataclass
+class Chain:
+    steps: list[StepRec] = field(default_factory=list)
+    failed: str = ""
+
+
+async def realise(pool: MCPPool, model: ServerModel, first: str, length: int, rng: random.Random,
+                  attempts: int = 4) -> Chain:
+    """Up to ``length`` successful calls on one fresh session, starting with ``first``."""
+    chain = Chain()
+    values = list(model.fixture)
+    pairs = model.graph.pairs(("probe",))
+    stated: set[str] = set()
+    async with pool.episode([model.name], seed=0) as ep:
+        for i in range(length):
+            if i == 0:  # the planned tool, then others: a tool that needs a prior step cannot open a chain
+                others = [n for n in model.names if n != first]
+                rng.shuffle(others)
+                order = [first, *others]
+            else:
+                order = _consumers(model, chain.steps[-1].tool, rng, values, i - 1, pairs)
+            got = None
+            for tool in order[:5]:
+                got = await _try(ep, model, tool, rng, values, i - 1 if i else None, attempts, frozenset(stated),
+                                 [(st.tool, st.binding.args) for st in chain.steps])
+                if got is not None:
+                    break
+            if got is None:
+                break
+            if isinstance(got, str):
+                chain.failed = got
+                return chain
+            chain.steps.append(got)
+            stated |= {str(b.value) for b in got.binding.bound if b.source != "tool"}
+            values += values_of(got.text, i, got.tool, _path_base(got.binding.args))
+    return chain
+
+
+def _consumers(model: ServerModel, prev_tool: str, rng: random.Random, values: list[Value], prev: int,
+               pairs: set[tuple[str, str]]) -> list[str]:
+    names = model.names[:]
+    rng.shuffle(names)
+    probe = random.Random(rng.random())
+    ranked = []
+    for n in names:
+        copies = len(bind(model, n, probe, values, prev).copies)
+        ranked.append((-(2 * ((prev_tool, n) in pairs) + (copies > 0)), n))
+    ranked.sort(key=lambda x: x[0])
+    return [n for _, n in ranked]  # consumers of the last output (inferred edges first), then the rest
+
+
+async def _try(ep: Any, model: ServerModel, tool: str, rng: random.Random, values: list[Value], prev: int | None,
+               attempts: int, stated: frozenset[str], done: list[tuple[str, Any]]) -> StepRec | str | None:
+    """The first argument variant of ``tool`` that succeeds (a fatal error: its text)."""
+    ro = model.read_only(tool)
+    for _ in range(attempts):
+        b = bind(model, tool, rng, values, prev, stated)
+        if (tool, b.args) in done:
+            continue  # the same call twice teaches nothing
+        before = None
+        if not ro and model.spec.snapshot:
+            before = canonical((await ep.helper(model.name, "snapshot")).text)
+        res = await ep.call(tool, b.args)
+        if res.error_kind in FATAL:
+            return res.text
+        if res.is_error:
+            continue
+        if ro and (not values_of(res.text, 0, tool) or SOFT_FAIL.search(res.text)):
+            continue  # a read that found nothing, or reports an error in its text (not isError)
+        if before is not None and canonical((await ep.helper(model.name, "snapshot")).text) == before:
+            continue  # a write that changed nothing teaches a useless call (the state is as it was)
+        return StepRec(tool, b, res.text, ro)
+    return None
