@@ -132,6 +132,13 @@ def check(cfg: LaunchConfig) -> None:
     checked("data.synth", from_mapping, cfg.data.size, cfg.data.synth)
     # backends are built, not started: names, URLs and byo seed fixtures checked
     checked("env", MCPPool.from_config, cfg.env, Path(cfg.out_dir) / "byo")
+    blind = [s.name for s in cfg.env.byo if not s.snapshot]
+    if blind and cfg.reward.reads_final_state:  # a user's server has no end state unless it says how
+        raise ConfigError(f"reward: the final-state term needs a snapshot command; byo server(s) {blind} "
+                          "give none (set env.byo[].snapshot, or leave the term off)")
+    if blind and "eval" in cfg.stages and cfg.eval.final_state:
+        raise ConfigError(f"eval.final_state: byo server(s) {blind} give no snapshot command "
+                          "(set env.byo[].snapshot, or eval.final_state: false)")
     from prove_jax.models.config import FAMILY_CLASSES, check_attention_impl
     from prove_jax.models.sharding import parse_mesh_spec
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from pathlib import Path
 from typing import Any
 
 import jax
@@ -44,13 +45,20 @@ def synth(run: Run) -> dict[str, Any]:
     if stats.exists():
         return {"skipped": "dataset exists", "dir": str(run.data_dir)}
     if jax.process_index() == 0:
-        from data.build import build
         from data.config import from_mapping
 
         t = time.perf_counter()
-        res = build(run.data_dir, seed=cfg.data.seed, size=cfg.data.size,
-                    cfg=from_mapping(cfg.data.size, cfg.data.synth), progress=cfg.progress,
-                    domains=tuple(cfg.env.domains))
+        synth_cfg = from_mapping(cfg.data.size, cfg.data.synth)
+        if cfg.env.byo and not cfg.env.domains:  # the user's own servers (data.byo.synth), same layout
+            from data.byo.synth import synthesise
+
+            res = synthesise(run.data_dir, cfg.env.byo, seed=cfg.data.seed, cfg=synth_cfg,
+                             run_dir=Path(cfg.env.byo_dir or run.out / "byo") / "synth")
+        else:
+            from data.build import build
+
+            res = build(run.data_dir, seed=cfg.data.seed, size=cfg.data.size, cfg=synth_cfg, progress=cfg.progress,
+                        domains=tuple(cfg.env.domains))
         out = {"dir": str(run.data_dir), "examples": res.stats["total"], "splits": res.stats["splits"],
                "seconds": round(time.perf_counter() - t, 1)}
     else:
