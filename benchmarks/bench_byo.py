@@ -1,14 +1,21 @@
-"""Per-session start-up of the three third-party byo servers and episodes/s through the pool.
+"""Per-session start-up of the three third-party byo servers, episodes/s through the pool, synthesis
+speed and replay validity, and the held-out tool reward of the byo run configs.
 
-``python benchmarks/bench_byo.py [--episodes 20]``: for each server, the cold start of one session's
-process (spawn + MCP handshake + tool listing) with no warm process, then episodes of 3 calls with
-``warm`` processes started ahead. Scratch under a temporary directory.
+``python benchmarks/bench_byo.py [--episodes 20] [--synth 24] [--runs runs]``: for each server, the
+cold start of one session's process (spawn + MCP handshake + tool listing) with no warm process,
+then episodes of 3 calls with ``warm`` processes started ahead; a synthesis of ``--synth``
+conversations (+ the other kinds) over the server of ``configs/runs/byo_<server>.yaml`` (examples
+kept per second of the whole build, and the replay-valid fraction of the examples realised: kept or
+dropped only as duplicates, over all realised); and, where ``<runs>/byo_<server>/summary.json``
+exists (the yaml run, ``python -m prove_jax.launch --config configs/runs/byo_<server>.yaml``), its
+held-out tool reward untrained -> SFT -> GRPO. Scratch under a temporary directory.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -47,14 +54,58 @@ async def measure(make, name: str, episodes: int, warm: int, tmp: Path) -> None:
     print(f"RESULT byo_{name}_episodes_per_s_warm{warm} {rate:.2f} episodes/s goal=>1")
 
 
+RUNS = {"memory": "byo_memory", "files": "byo_filesystem", "git": "byo_git"}
+
+
+def synth_figures(run: str, n_conv: int, tmp: Path) -> None:
+    """Synthesis over the run config's server: kept examples/s and the replay-valid fraction."""
+    import json
+
+    from data.byo.synth import synthesise
+    from data.config import SynthConfig
+    from prove_jax.config import LaunchConfig, load
+
+    root = Path(__file__).resolve().parents[1]
+    (spec,) = load(LaunchConfig, root / "configs" / "runs" / f"{run}.yaml").env.byo
+    cfg = SynthConfig(n_conversation=n_conv, n_clarification=max(2, n_conv // 4),
+                      n_abstention_irrelevance=max(2, n_conv // 4), irrelevance_rate=0.1)
+    t = time.perf_counter()
+    res = synthesise(tmp / run / "data", [spec], seed=0, cfg=cfg, run_dir=tmp / run / "sessions")
+    rate = res.stats["total"] / (time.perf_counter() - t)
+    rej = res.stats["rejections"]
+    replay_bad = sum(v for k, v in rej.items() if k.startswith("replay"))
+    realised = res.stats["total"] + rej.get("duplicate_jaccard", 0) + replay_bad
+    print(f"RESULT {run}_examples_per_s {rate:.2f} examples/s goal=>0.5")
+    print(f"RESULT {run}_replay_valid_fraction {1 - replay_bad / max(1, realised):.3f} fraction goal=>=0.95")
+    print(f"RESULT {run}_description_overlap {res.stats['quality']['description_overlap_rate']:.3f} "
+          f"fraction goal=<=0.05")
+    print(f"RESULT {run}_param_echo {res.stats['quality']['param_echo_rate']:.3f} fraction goal=<=0.10")
+    summary = root / "runs" / run / "summary.json" if not ARGS.runs else Path(ARGS.runs) / run / "summary.json"
+    if summary.exists():
+        ev = json.loads(summary.read_text())["stages"].get("eval", {})
+        for model in ("initial", "sft", "grpo"):
+            if model in ev:
+                print(f"RESULT {run}_heldout_tool_reward_{model} {ev[model]['tool_reward']:.3f} reward "
+                      f"goal={'>initial' if model != 'initial' else 'baseline'}")
+
+
 def main() -> None:
+    global ARGS
     ap = argparse.ArgumentParser()
     ap.add_argument("--episodes", type=int, default=20)
     ap.add_argument("--warm", type=int, default=2)
-    args = ap.parse_args()
+    ap.add_argument("--synth", type=int, default=24, help="conversations per synthesis (0: skip)")
+    ap.add_argument("--runs", default="", help="directory holding byo_<server>/summary.json (default: runs/)")
+    ARGS = ap.parse_args()
+    os.chdir(Path(__file__).resolve().parents[1])  # the run configs name their fixtures from the repository
     with tempfile.TemporaryDirectory() as d:
         for make, name in ((memory_spec, "memory"), (filesystem_spec, "files"), (git_spec, "git")):
-            asyncio.run(measure(make, name, args.episodes, args.warm, Path(d)))
+            asyncio.run(measure(make, name, ARGS.episodes, ARGS.warm, Path(d)))
+            if ARGS.synth:
+                synth_figures(RUNS[name], ARGS.synth, Path(d))
+
+
+ARGS = argparse.Namespace(runs="")
 
 
 if __name__ == "__main__":
