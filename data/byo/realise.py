@@ -18,6 +18,7 @@ ever kept; every draw comes from one RNG, so a slot's chain depends on its seed 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import re
@@ -37,6 +38,16 @@ from prove_jax.env.pool import MCPPool
 FATAL = ("timeout", "server_died", "transport", "session_lost")
 NEW_WORDS = frozenset({"name", "title", "destination", "dest", "target", "new", "branch"})
 OLD_WORDS = frozenset({"source", "src", "from", "old", "base", "existing"})
+ROOT_WORDS = frozenset({"repo", "repository", "root", "workspace", "project"})
+"""A path parameter that names the whole store (``repo_path``) is the session root, not a path in it:
+mcp-server-git opens ``repo_path`` as a repository, so a file or a branch-named path under it fails."""
+OPTION_PARAMS = frozenset({"type", "mode", "kind", "format", "scope", "level", "style", "view", "filter", "sort",
+                           "order", "which"})
+"""Last words of a free-string parameter that selects a mode (``branch_type``) rather than naming a thing."""
+OPTION_WORDS = ("all", "local", "default", "any", "full", "short", "simple", "summary", "none", "list", "json",
+                "text", "name", "date", "asc", "desc")
+"""Mode words tried on such a parameter: generic, from no server's description (which may be the only
+place a server states them, as mcp-server-git's ``branch_type`` does: 'local', 'remote', 'all')."""
 SOFT_FAIL = re.compile(r"\berror\b|\bnot found\b|\bno such\b|\bno matches\b|\bdoes not exist\b|\benoent\b", re.I)
 
 
@@ -86,6 +97,9 @@ class ServerModel:
     prefix: str = ""
     probe_calls: int = 0
     fixture_calls: int = 0
+    options: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    """(tool, parameter) -> option words a free-string mode parameter accepted when probed
+    (:func:`probe_options`): bound as if they were the schema's enum."""
 
     @property
     def name(self) -> str:
@@ -132,6 +146,8 @@ def bind(model: ServerModel, tool: str, rng: random.Random, pool: list[Value], p
                                                    for w in tool.lower().split("_")))
     first_ref: set[tuple[str | int, ...]] = set()
     for leaf in leaves(listing.input_schema, optional=optional):
+        if (tool, leaf.name) in model.options:  # a probed mode word: an enum the schema does not state
+            leaf = dataclasses.replace(leaf, kind="enum", schema={**leaf.schema, "enum": model.options[tool, leaf.name]})
         parent = leaf.where[:-1]
         value, source, origin = _fill(model, tool, leaf, rng, pool, prev, used, objs.get(parent), creates,
                                       parent not in first_ref)
@@ -170,6 +186,8 @@ def _fill(model: ServerModel, tool: str, leaf: Leaf, rng: random.Random, pool: l
         return new_text(rng), "user", None
     words = set(leaf.words)
     can_make = creates and leaf.kind != "text" and not words & OLD_WORDS and (first or bool(words & NEW_WORDS))
+    if leaf.kind == "path" and model.root and set(leaf.words) & ROOT_WORDS:
+        return model.root, "root", Value(model.root, "path", -1, "", "root")  # the repository is the session
     if leaf.kind == "path" and model.root and not ranked:
         ranked = [(1, Value(model.root, "path", -1, "", "root"))]
     best = max((sc for sc, _ in ranked), default=0)
@@ -232,15 +250,15 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
         graph = await infer_graph(listing, disc, session, GraphOptions(seed=seed))
         await session.reset()
         state = await sample_live_state(graph.shapes, session, graph.probe)
-        probe_calls = session.calls
         model = ServerModel(spec, listing, disc, graph, state, [], {}, pool.tools([spec.name]),
-                            server_prefix([t.name for t in listing]), probe_calls)
+                            server_prefix([t.name for t in listing]), session.calls)
         pool_values = [Value(model.root, "path", -1, "", "root")] if model.root else []
         for etype, ents in sorted(state.entities.items()):
             for i, e in enumerate(ents):
                 pool_values.append(Value(e.id, etype, -1, e.source, f"-1:{e.source}:ent{i}", e.label, i, len(ents)))
         rng = random.Random(f"fixture:{seed}:{spec.name}")
         readers = [t.name for t in listing if disc.read_only(t.name)]
+        await probe_options(ep, model, readers, rng, pool_values)
         done: set[str] = set()
         for _ in range(rounds):
             for tool in readers:
@@ -263,6 +281,33 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
                     pool_values += [v for v in new if (v.value, v.key) not in known]
         model.fixture = pool_values
     return model
+
+
+def option_leaves(model: ServerModel, tool: str) -> list[Leaf]:
+    """Required free-string parameters of ``tool`` named like a mode (``branch_type``), no enum."""
+    return [lf for lf in leaves(model.tool(tool).input_schema) if lf.kind == "reference" and lf.required
+            and lf.json_type == "string" and not lf.in_array and lf.words and lf.words[-1] in OPTION_PARAMS]
+
+
+async def probe_options(ep: Any, model: ServerModel, readers: list[str], rng: random.Random,
+                        pool_values: list[Value]) -> None:
+    """Try :data:`OPTION_WORDS` on every mode-like parameter of the read-only tools (safe: reads only)
+    and keep the words a call accepted with a result that holds something; a server that states its
+    options only in prose is used without copying the prose."""
+    for tool in readers:
+        for leaf in option_leaves(model, tool):
+            ok = []
+            for word in OPTION_WORDS:
+                args = bind(model, tool, rng, pool_values, None).args
+                put(args, leaf.where, word)
+                res = await ep.call(tool, args)
+                model.fixture_calls += 1
+                if res.error_kind in FATAL:
+                    raise RuntimeError(f"byo server {model.name!r} failed while probing options: {res.text}")
+                if not res.is_error and values_of(res.text, 0, tool) and not SOFT_FAIL.search(res.text):
+                    ok.append(word)
+            if ok:
+                model.options[tool, leaf.name] = ok
 
 
 def canonical(snapshot: str) -> str:
@@ -297,26 +342,40 @@ async def realise(pool: MCPPool, model: ServerModel, first: str, length: int, rn
     values = list(model.fixture)
     pairs = model.graph.pairs(("probe",))
     stated: set[str] = set()
+    failed: list[str] = []  # tools this chain tried without success: a later write may enable them
     async with pool.episode([model.name], seed=0) as ep:
         for i in range(length):
-            if i == 0:  # the planned tool, then others: a tool that needs a prior step cannot open a chain
-                others = [n for n in model.names if n != first]
-                rng.shuffle(others)
-                order = [first, *others]
+            if i == 0:  # the planned tool, then writes, then reads: a tool that needs a prior step
+                others = [n for n in model.names if n != first]  # (git_commit: something staged) cannot
+                rng.shuffle(others)  # open a chain, and a write is what may set that step up
+                order = [first, *sorted(others, key=model.read_only)]
             else:
                 order = _consumers(model, chain.steps[-1].tool, rng, values, i - 1, pairs)
+                if not chain.steps[-1].read_only:  # git_add -> git_commit: retry what failed before the write
+                    order = [*[t for t in failed if t in order], *[t for t in order if t not in failed]]
             got = None
-            for tool in order[:5]:
+            for _ in range(5):
+                if not order:
+                    break
+                tool = order.pop(0)
+                errors: list[str] = []
                 got = await _try(ep, model, tool, rng, values, i - 1 if i else None, attempts, frozenset(stated),
-                                 [(st.tool, st.binding.args) for st in chain.steps])
+                                 [(st.tool, st.binding.args) for st in chain.steps], errors)
                 if got is not None:
                     break
+                if tool not in failed:
+                    failed.append(tool)
+                said = " ".join(errors)  # "No changes staged ... Use git_add to stage changes first": that next
+                named = [t for t in order if re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", said)]
+                order = [*named, *[t for t in order if t not in named]]
             if got is None:
                 break
             if isinstance(got, str):
                 chain.failed = got
                 return chain
             chain.steps.append(got)
+            if got.tool in failed:
+                failed.remove(got.tool)
             stated |= {str(b.value) for b in got.binding.bound if b.source != "tool"}
             values += values_of(got.text, i, got.tool, _path_base(got.binding.args))
     return chain
@@ -336,8 +395,10 @@ def _consumers(model: ServerModel, prev_tool: str, rng: random.Random, values: l
 
 
 async def _try(ep: Any, model: ServerModel, tool: str, rng: random.Random, values: list[Value], prev: int | None,
-               attempts: int, stated: frozenset[str], done: list[tuple[str, Any]]) -> StepRec | str | None:
-    """The first argument variant of ``tool`` that succeeds (a fatal error: its text)."""
+               attempts: int, stated: frozenset[str], done: list[tuple[str, Any]],
+               errors: list[str] | None = None) -> StepRec | str | None:
+    """The first argument variant of ``tool`` that succeeds (a fatal error: its text); the text of
+    each error result is appended to ``errors``."""
     ro = model.read_only(tool)
     for _ in range(attempts):
         b = bind(model, tool, rng, values, prev, stated)
@@ -350,6 +411,8 @@ async def _try(ep: Any, model: ServerModel, tool: str, rng: random.Random, value
         if res.error_kind in FATAL:
             return res.text
         if res.is_error:
+            if errors is not None:
+                errors.append(res.text)
             continue
         if ro and (not values_of(res.text, 0, tool) or SOFT_FAIL.search(res.text)):
             continue  # a read that found nothing, or reports an error in its text (not isError)

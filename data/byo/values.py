@@ -61,7 +61,7 @@ def _line_values(text: str) -> list[tuple[str, str]]:
         if not stripped or len(stripped) > 200:
             continue
         m = ITEM_LINE.match(line)
-        if m and not stripped.endswith(":"):
+        if m and not stripped.endswith(":") and not m.group(2).endswith(":"):  # "modified:   a.md": a label
             out.append(((m.group(1) or "item").lower(), m.group(2)))
         if len(stripped) >= 3 and not stripped.startswith(("```", "@@", "---", "+++", "===")):
             out.append(("line", stripped))

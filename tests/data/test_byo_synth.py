@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from data.byo.realise import SOFT_FAIL, canonical
+from data.byo.realise import SOFT_FAIL, canonical, realise, study
 from data.byo.synth import ByoBuildResult, replay, synthesise
 from data.config import SynthConfig
 from prove_jax.config import LaunchConfig, load
@@ -137,3 +138,24 @@ def test_a_rewritten_state_file_is_not_a_write_and_an_error_in_text_is_not_a_rea
     assert canonical(before) != canonical('"{\\"name\\": \\"A\\"}"')
     assert SOFT_FAIL.search("docs/x.md: Error - ENOENT: no such file") and SOFT_FAIL.search("No matches found")
     assert not SOFT_FAIL.search("Weekly sync\nAttendees: Ana")
+
+
+
+def test_git_commits_what_git_add_staged_and_lists_branches_by_a_probed_mode(tmp_path: Path,
+                                                                           monkeypatch_module: Any) -> None:
+    """mcp-server-git: ``git_commit`` fails on the fixture (nothing staged) and its error names
+    ``git_add``, which is tried next, then the commit again; ``git_branch``'s ``branch_type`` takes
+    'local'/'remote'/'all', stated only in its description, so synthesis probes generic mode words."""
+    spec = spec_of("git")
+
+    async def go() -> tuple[dict[tuple[str, str], list[str]], list[list[str]], list[dict[str, Any]]]:
+        async with MCPPool({spec.name: ByoBackend(spec, tmp_path / "run")}) as pool:
+            model = await study(pool, spec)
+            commits = [await realise(pool, model, "git_commit", 2, random.Random(k)) for k in range(2)]
+            branch = await realise(pool, model, "git_branch", 1, random.Random(0))
+        return model.options, [[s.tool for s in c.steps] for c in commits], [s.binding.args for s in branch.steps]
+
+    options, chains, branch_args = asyncio.run(go())
+    assert set(options[("git_branch", "branch_type")]) == {"all", "local"}  # 'remote' is not a generic word
+    assert ["git_add", "git_commit"] in chains, chains
+    assert branch_args and branch_args[0]["branch_type"] in ("all", "local") and branch_args[0]["repo_path"] == "/workspace"
