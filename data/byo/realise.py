@@ -28,11 +28,12 @@ from typing import Any
 from data.byo.discovery import Discovery, discover
 from data.byo.graph import GraphOptions, InferredGraph, infer_graph
 from data.byo.phrasing import new_slug, new_text, server_prefix
-from data.byo.protocol import EpisodeSession, ToolAnnotations, ToolListing, listing_from_sdk
-from data.byo.sampling import LiveState, sample_live_state
+from data.byo.protocol import CallOutcome, EpisodeSession, ToolAnnotations, ToolListing, listing_from_sdk
+from data.byo.sampling import LiveState, sample_live_state, seed_if_empty
 from data.byo.schema import PRODUCING_VERBS
 from data.byo.values import Leaf, Value, candidates, leaves, put, values_of
-from prove_jax.env.byo import ServerSpec
+from prove_jax.env.byo import ByoBackend, ServerSpec
+from prove_jax.env.byo.seeding import SeedCall
 from prove_jax.env.pool import MCPPool
 
 FATAL = ("timeout", "server_died", "transport", "session_lost")
@@ -182,6 +183,8 @@ def _fill(model: ServerModel, tool: str, leaf: Leaf, rng: random.Random, pool: l
     if leaf.kind == "query":
         return _query(leaf, rng, pool), "user", None
     ranked = candidates(leaf, pool)
+    if leaf.kind != "path":  # the session root is a place, not a name (a server would store the real path)
+        ranked = [(sc, v) for sc, v in ranked if not (v.tool == "" and v.value == model.root)]
     if leaf.kind == "text" and not ranked:
         return new_text(rng), "user", None
     words = set(leaf.words)
@@ -193,8 +196,8 @@ def _fill(model: ServerModel, tool: str, leaf: Leaf, rng: random.Random, pool: l
     best = max((sc for sc, _ in ranked), default=0)
     if can_make and (best < 3 or rng.random() < 0.6):
         return _made(model, tool, leaf, rng, pool), "user", None
-    if not ranked:
-        return f"{leaf.noun.replace(' ', '-')}-1", "user", None
+    if not ranked:  # nothing known fits: a tool that creates gets a new name, others a placeholder
+        return (_made(model, tool, leaf, rng, pool) if creates else f"{leaf.noun.replace(' ', '-')}-1"), "user", None
     scored = []
     for score, v in ranked:
         if prev is not None and v.origin == prev:
@@ -251,7 +254,10 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
         await session.reset()
         state = await sample_live_state(graph.shapes, session, graph.probe)
         model = ServerModel(spec, listing, disc, graph, state, [], {}, pool.tools([spec.name]),
-                            server_prefix([t.name for t in listing]), session.calls)
+                            server_prefix([t.name for t in listing]))
+        if state.empty and isinstance(backend, ByoBackend):  # nothing to name: seed it, once, for all
+            model.state = await _seed(model, backend, session, random.Random(f"seed:{seed}:{spec.name}"))
+        model.probe_calls = session.calls
         pool_values = [Value(model.root, "path", -1, "", "root")] if model.root else []
         for etype, ents in sorted(state.entities.items()):
             for i, e in enumerate(ents):
@@ -281,6 +287,44 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
                     pool_values += [v for v in new if (v.value, v.key) not in known]
         model.fixture = pool_values
     return model
+
+
+class _Recording:
+    """A session whose results feed the binder's pool (a relation names the entities just made)."""
+
+    def __init__(self, inner: EpisodeSession, values: list[Value]) -> None:
+        self.inner, self.values = inner, values
+
+    async def call(self, name: str, args: dict[str, Any]) -> CallOutcome:
+        out = await self.inner.call(name, args)
+        if not out.is_error:
+            self.values += values_of(out.text, -1, name, _path_base(args))
+        return out
+
+    async def reset(self) -> None:
+        await self.inner.reset()
+
+
+async def _seed(model: ServerModel, backend: ByoBackend, session: EpisodeSession, rng: random.Random) -> LiveState:
+    """An empty fixture seeded through the server's creating tools (:func:`seed_if_empty`, arguments
+    from :func:`bind`: new names, notes); the backend adopts the calls as its fixture, so every later
+    session, this one after its reset included, starts from the seeded state."""
+    values: list[Value] = [Value(model.root, "path", -1, "", "root")] if model.root else []
+    made: set[str] = set()
+
+    def build(tool: str) -> dict[str, Any]:  # a call not made before: a second round adds, not repeats
+        for _ in range(5):
+            args = bind(model, tool, rng, values, None).args
+            if (key := f"{tool}:{json.dumps(args, sort_keys=True)}") not in made:
+                break
+        made.add(key)
+        return args
+
+    _, state = await seed_if_empty(model.graph.shapes, _Recording(session, values), build_args=build)
+    if state.seeded:
+        await backend.adopt([SeedCall(c.tool, c.args) for c in state.seeded])
+        await session.reset()
+    return state
 
 
 def option_leaves(model: ServerModel, tool: str) -> list[Leaf]:

@@ -16,6 +16,7 @@ replays them: every later probe and rollout starts from the same richer state.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -128,9 +129,11 @@ class SeededSession:
             await self.inner.call(s.tool, s.args)
 
 
-async def seed_if_empty(shapes: dict[str, ToolShape], session: Session, *, rounds: int = 2
-                        ) -> tuple[Session, LiveState]:
-    """Sample; when nothing is there, create some entities with the creating tools and sample again."""
+async def seed_if_empty(shapes: dict[str, ToolShape], session: Session, *, rounds: int = 2,
+                        build_args: Callable[[str], dict[str, Any]] | None = None) -> tuple[Session, LiveState]:
+    """Sample; when nothing is there, create some entities with the creating tools and sample again.
+    ``build_args`` (tool -> arguments) replaces the prober's schema fills: synthesis passes its own
+    binder, so seeded entities get names a user would say, not probe placeholders."""
     state = await sample_live_state(shapes, session)
     if not state.empty:
         return session, state
@@ -140,7 +143,7 @@ async def seed_if_empty(shapes: dict[str, ToolShape], session: Session, *, round
         prober = Prober(shapes, SeededSession(session, seeds))
         await prober.run_tools([n for n, s in shapes.items() if s.read_only])
         for name in creators:
-            args = prober.build_args(name)
+            args = build_args(name) if build_args is not None else prober.build_args(name)
             if not (await session.call(name, args)).is_error:
                 seeds.append(SeedCall(name, args))
     seeded = SeededSession(session, seeds)

@@ -19,7 +19,9 @@ Method (each step's module says why):
    (more rounds while a kind is short), splits (``data.writer.assign_splits``), files
    (``data.writer.SplitWriter`` through ``prove_jax.records.Example``), quality figures (the kit's
    ``data.quality`` measures: description overlap against the *server's* descriptions, param echo),
-   the card (``data.card.write_card``).
+   the card (``data.card.write_card``); a server whose fixture was empty and was seeded through its
+   write tools (:func:`data.byo.sampling.seed_if_empty`) gets its seed calls written beside the
+   splits (``byo_seed.json``): the later stages' pools start from the same state.
 
 Slots run concurrently (each on its own session) but results are gathered in slot order, so the
 output depends on the seed alone. The kit's knobs (distractors, enum stripping) draw on the kit's
@@ -47,6 +49,7 @@ from data.quality import _calls, _said, _words, echoes_params, runs
 from data.validate import jaccard_dedup
 from data.writer import SPLITS, SplitWriter, assign_splits, dumps
 from prove_jax.env.byo import ByoBackend, ServerSpec
+from prove_jax.env.byo.seeding import SeedCall, write_seed_calls
 from prove_jax.env.pool import MCPPool
 from prove_jax.records import Example
 
@@ -233,6 +236,7 @@ async def _build(out: Path, specs: list[ServerSpec], seed: int, cfg: SynthConfig
             o.record["id"] = f"byo-{seed}-{TAG[o.plan.kind]}-{o.plan.slot:06d}"
             final.append(o.record)
     t = time.perf_counter()
+    write_seed_calls(out, {m.name: [SeedCall(c.tool, c.args) for c in m.state.seeded] for m in models})
     splits = assign_splits(final, cfg.splits, seed)
     write(out, final, splits, cfg.shard_size)
     stats = compute_stats(final, splits, models, dict(rejections), cfg, seed)
@@ -304,7 +308,7 @@ def compute_stats(examples: list[dict[str, Any]], splits: dict[str, list[int]], 
                          "graph_edges": sorted(f"{a}->{b}" for a, b in m.graph.pairs()),
                          "live_entities": sum(len(v) for v in m.state.entities.values()),
                          "fixture_values": len(m.fixture), "probe_calls": m.probe_calls,
-                         "fixture_calls": m.fixture_calls} for m in models},
+                         "fixture_calls": m.fixture_calls, "seed_calls": len(m.state.seeded)} for m in models},
         "inferred_metadata": {},
         "config": cfg.to_dict(),
     }

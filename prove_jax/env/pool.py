@@ -25,6 +25,7 @@ from typing import Any
 import servers
 from prove_jax.env.backends import BACKENDS, Backend, CallResult, HelperOp, ToolHints, make_backend, now
 from prove_jax.env.byo import ByoBackend, ServerSpec
+from prove_jax.env.byo.seeding import SeedCall
 from prove_jax.yamlconf import REPLACE
 
 
@@ -92,9 +93,11 @@ class MCPPool:
         return cls({d: make_backend(d, kind, **kw) for d in domains}, **pool_kw)
 
     @classmethod
-    def from_config(cls, cfg: EnvConfig, run_dir: str | Path | None = None) -> MCPPool:
+    def from_config(cls, cfg: EnvConfig, run_dir: str | Path | None = None,
+                    seed_calls: dict[str, list[SeedCall]] | None = None) -> MCPPool:
         """The pool a run's ``env:`` section describes; ``env.byo`` servers keep their sessions under
-        ``env.byo_dir``, else ``run_dir`` (the run's ``byo/``)."""
+        ``env.byo_dir``, else ``run_dir`` (the run's ``byo/``), and start from the state their
+        ``seed_calls`` build (the dataset's, :func:`prove_jax.env.byo.seeding.read_seed_calls`)."""
         if cfg.backend == "http":
             missing = [d for d in cfg.domains if d not in cfg.urls]
             if missing:
@@ -107,7 +110,8 @@ class MCPPool:
             where = cfg.byo_dir or run_dir
             if not where:
                 raise ValueError("env.byo needs a directory for its sessions: set env.byo_dir")
-            backends |= {s.name: ByoBackend(s, where) for s in cfg.byo}
+            seeds = seed_calls or {}
+            backends |= {s.name: ByoBackend(s, where, seeds.get(s.name)) for s in cfg.byo}
         return cls(backends, call_timeout_s=cfg.call_timeout_s, max_concurrent_episodes=cfg.max_concurrent_episodes)
 
     async def __aenter__(self) -> MCPPool:

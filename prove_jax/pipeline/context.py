@@ -35,6 +35,7 @@ from prove_jax.config import LaunchConfig, to_dict
 from prove_jax.engine import Engine, EngineConfig, Sampler
 from prove_jax.engine.weights import WeightSync
 from prove_jax.env import EpisodeConfig, MCPPool
+from prove_jax.env.byo.seeding import read_seed_calls
 from prove_jax.model_record import ModelRecord, ModelSpec, default_chat_family, describe
 from prove_jax.models import Model, init_model, load_hf, make_mesh
 from prove_jax.models.config import ModelConfig
@@ -156,7 +157,8 @@ class Run:
     # ---- environment ----------------------------------------------------------------------------
     def pool(self) -> MCPPool:
         try:
-            return MCPPool.from_config(self.cfg.env, self.out / "byo")
+            # a byo server seeded through its write tools starts from the state its dataset was built on
+            return MCPPool.from_config(self.cfg.env, self.out / "byo", read_seed_calls(self.data_dir))
         except ValueError as exc:  # env.urls missing a domain: the user's to fix, not a traceback
             raise SystemExit(str(exc)) from None
 

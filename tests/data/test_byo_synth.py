@@ -4,6 +4,7 @@ every kind, replay-valid on fresh sessions, the quality bars, bounded rejects, o
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -16,6 +17,7 @@ from data.byo.synth import ByoBuildResult, replay, synthesise
 from data.config import SynthConfig
 from prove_jax.config import LaunchConfig, load
 from prove_jax.env.byo import ByoBackend, ServerSpec
+from prove_jax.env.byo.seeding import read_seed_calls
 from prove_jax.env.pool import MCPPool
 from prove_jax.records import KINDS, Example
 
@@ -159,3 +161,40 @@ def test_git_commits_what_git_add_staged_and_lists_branches_by_a_probed_mode(tmp
     assert set(options[("git_branch", "branch_type")]) == {"all", "local"}  # 'remote' is not a generic word
     assert ["git_add", "git_commit"] in chains, chains
     assert branch_args and branch_args[0]["branch_type"] in ("all", "local") and branch_args[0]["repo_path"] == "/workspace"
+
+
+def test_an_empty_fixture_is_seeded_once_through_the_servers_write_tools(tmp_path: Path, monkeypatch_module: Any
+                                                                        ) -> None:
+    """The memory server with no seed: synthesis creates entities through its own write tools, the
+    dataset carries those calls, and a fresh pool built from the run config plus the dataset's calls
+    (as the launcher's later stages build theirs) replays every example; without them it cannot."""
+    cfg = load(LaunchConfig, ROOT / "configs" / "runs" / "byo_memory.yaml")
+    spec = dataclasses.replace(cfg.env.byo[0], seed="")
+    res = synthesise(tmp_path / "data", [spec], seed=0, cfg=CFG, run_dir=tmp_path / "run")
+    seeds = read_seed_calls(tmp_path / "data")[spec.name]
+    assert seeds and res.stats["byo"][spec.name]["seed_calls"] == len(seeds)
+    assert {c.tool for c in seeds} <= {"create_entities", "create_relations", "add_observations"}
+    names = {e["name"] for c in seeds if c.tool == "create_entities" for e in c.args["entities"]}
+    exs = _examples(tmp_path / "data")
+    assert {ex["kind"] for ex in exs} == set(KINDS)
+    assert not [k for k in res.stats["rejections"] if k.startswith("replay")], res.stats["rejections"]
+    said = " ".join(t["user"] + t["reply"] for ex in exs for t in ex["turns"])
+    assert any(n in said for n in names), (names, said[:300])  # examples are about the seeded state
+    env = dataclasses.replace(cfg.env, byo=[spec], byo_dir=str(tmp_path / "again"))
+
+    async def go(seeded: bool) -> list[tuple[bool, list[str]]]:
+        """Per example with gold calls: whether every call succeeded, and the results."""
+        out = []
+        async with MCPPool.from_config(env, seed_calls={spec.name: seeds} if seeded else None) as pool:
+            for ex in exs:
+                calls = [c for _, c in sorted(((g["step"], c) for t in ex["turns"] for g in t["gold"]
+                                               for c in g["calls"]), key=lambda x: x[0])]
+                if calls:
+                    async with pool.episode([spec.name], seed=0) as ep:
+                        res = [await ep.call(c["name"], c["arguments"]) for c in calls]
+                    out.append((not any(r.is_error for r in res), [r.text for r in res]))
+        return out
+
+    with_seed, without = asyncio.run(go(True)), asyncio.run(go(False))
+    assert with_seed and all(ok for ok, _ in with_seed)
+    assert without != with_seed  # the seeded state is what the examples are about

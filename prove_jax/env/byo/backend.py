@@ -12,6 +12,12 @@ process and fails the episode; a process found dead before a call is restarted o
 directory (the session's state is its directory) and the call goes on; one that dies during a call
 fails the call (it may or may not have applied it) and is restarted for the session's later
 operations. ``isolation: server`` opens one MCP connection per session to a URL instead.
+
+Seed calls (:mod:`prove_jax.env.byo.seeding`, given at construction or by :meth:`ByoBackend.adopt`)
+build the fixture of an empty server through its own write tools, once: for ``isolation: process``
+they run on one session whose directory then *is* the fixture (``<root>/seeded/``); a server that
+keeps its state itself (``isolation: server``) has no directory to copy, so every new connection
+replays them before it is handed out.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ from mcp.shared.exceptions import MCPError
 
 from prove_jax.env.backends import CallResult, HelperOp, ToolHints, _openai_tool, _text_of
 from prove_jax.env.byo.process import Connection, Launch
+from prove_jax.env.byo.seeding import SeedCall
 from prove_jax.env.byo.spec import PINNED_ENV, ServerSpec, template
 
 log = logging.getLogger(__name__)
@@ -56,8 +63,9 @@ class Session:
 class ByoBackend:
     """The pool's :class:`~prove_jax.env.backends.Backend` protocol over a :class:`ServerSpec`."""
 
-    def __init__(self, spec: ServerSpec, run_dir: str | Path) -> None:
+    def __init__(self, spec: ServerSpec, run_dir: str | Path, seed_calls: list[SeedCall] | None = None) -> None:
         self.spec = spec
+        self.seed_calls = list(seed_calls or [])
         self.domain = spec.name
         self.root = Path(run_dir).resolve() / spec.name
         self.seed = Path(spec.seed).resolve() if spec.seed else None
@@ -71,6 +79,8 @@ class ByoBackend:
         self._filling: set[asyncio.Task[None]] = set()
         self._live: set[Connection] = set()
         self._stopping = False
+        self._generation = 0  # bumped when the fixture changes: a warm process started before is stale
+        self._replay_each = False  # seed calls replayed per session (a state that cannot be copied)
 
     # ---- lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -89,7 +99,58 @@ class ByoBackend:
             await self._discard(first)
             raise ByoStartError(f"byo server {self.spec.name!r}: read_only names tools it does not list: {unknown}")
         self._warm.append(first)
+        if self.seed_calls and self.spec.isolation == "process":
+            await self._freeze()
         self._refill()
+
+    async def adopt(self, calls: list[SeedCall]) -> None:
+        """From now on every new session starts from the state ``calls`` build on the fixture (see
+        the module docstring); warm processes started on the old fixture are discarded."""
+        self.seed_calls = list(calls)
+        await self._freeze() if self.spec.isolation == "process" else await self._drain()
+        self._refill()
+
+    async def _drain(self) -> None:
+        self._generation += 1
+        stale = list(self._warm)
+        self._warm.clear()
+        await asyncio.gather(*(self._discard(c) for c in stale), return_exceptions=True)
+
+    async def _freeze(self) -> None:
+        """Run the seed calls on a fresh session over the current fixture; its directory, copied once
+        the process has exited (nothing left unwritten), is the fixture from now on."""
+        await self._drain()
+        conn = await self._open(replay=True)
+        if conn.error is not None or conn.session_dir is None:
+            raise ByoStartError(f"byo server {self.spec.name!r} did not start to build its seed state: {conn.error}")
+        conn.kill()
+        await conn.closed()
+        if await asyncio.to_thread(_mentions, conn.session_dir, str(conn.session_dir)):
+            log.warning("byo server %s: its seeded state names its session directory; replaying the seed "
+                        "calls on every session instead of copying it", self.domain)
+            self._replay_each = True
+        else:
+            seeded = self.root / "seeded"
+            await asyncio.to_thread(shutil.rmtree, seeded, True)
+            await asyncio.to_thread(shutil.copytree, conn.session_dir, seeded, symlinks=True)
+            self.seed = seeded
+        await self._discard(conn)
+
+    async def _replay_seed(self, conn: Connection) -> None:
+        """The seed calls on a new connection; a failure marks the connection failed (``error``), as a
+        server that does not start: start-up stops with the message, a session's calls fail."""
+        assert conn.client is not None
+        for c in self.seed_calls:
+            try:
+                res = await asyncio.wait_for(conn.client.call_tool(c.tool, self._map_args(c.args, conn)),
+                                             self.spec.call_timeout_s)
+                failure = _text_of(res) if res.is_error else ""
+            except (TimeoutError, MCPError, OSError, EOFError, ConnectionError) as exc:
+                failure = repr(exc)
+            if failure:
+                conn.error = f"seed call {c.tool} failed: {failure[:300]}"
+                conn.kill()
+                return
 
     async def stop(self) -> None:
         self._stopping = True
@@ -198,8 +259,9 @@ class ByoBackend:
         self._live.add(fresh)
         return fresh, None
 
-    async def _open(self) -> Connection:
-        """A new connection: for a process, over a new session directory holding a copy of the seed."""
+    async def _open(self, replay: bool = False) -> Connection:
+        """A new connection: for a process, over a new session directory holding a copy of the seed
+        (seed calls replayed when ``replay``, or always for ``isolation: server``)."""
         n = next(self._ids)
         label = f"{self.domain}/s{n:06d}"
         if self.spec.isolation == "server":
@@ -211,6 +273,8 @@ class ByoBackend:
                             env=self._env(sdir), stderr=self.root / "logs" / f"s{n:06d}.log")
             conn = Connection(label, launch=launch, session_dir=sdir)
         await conn.start(self.spec.start_timeout_s)
+        if conn.error is None and self.seed_calls and (replay or self._replay_each or self.spec.isolation == "server"):
+            await self._replay_seed(conn)
         return conn
 
     async def _prepare(self) -> Path:
@@ -270,9 +334,11 @@ class ByoBackend:
             task.add_done_callback(self._filling.discard)
 
     async def _fill_one(self) -> None:
+        generation = self._generation
         conn = await self._open()
-        if conn.error is not None or self._stopping:
-            log.warning("byo server %s: a warm process failed: %s", self.domain, conn.error)
+        if conn.error is not None or self._stopping or generation != self._generation:
+            if conn.error is not None:
+                log.warning("byo server %s: a warm process failed: %s", self.domain, conn.error)
             await self._discard(conn)
             return
         self._warm.append(conn)
@@ -348,6 +414,14 @@ class ByoBackend:
         for rw in self.spec.rewrite:
             text = re.sub(rw.pattern, rw.replace, text)
         return text
+
+
+def _mentions(sdir: Path, text: str) -> bool:
+    """Whether a file under ``sdir`` holds ``text`` (a state that stored its own absolute path would
+    point a copy at another session's directory)."""
+    needle = text.encode()
+    return any(p.is_file() and not p.is_symlink() and p.stat().st_size < 8 << 20 and needle in p.read_bytes()
+               for p in sdir.rglob("*"))
 
 
 def _absolute_if_local(arg: str) -> str:
