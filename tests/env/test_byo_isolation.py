@@ -10,12 +10,18 @@ dates, masked mtimes).
 from __future__ import annotations
 
 import asyncio
+import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
-from prove_jax.env.byo import PINNED_ENV
+from prove_jax.env.byo import PINNED_ENV, ServerSpec
 from tests.env.byo_testlib import Step, filesystem_spec, git_spec, memory_spec, play, pool_of
-from tests.servers.harness import run
+from tests.servers.harness import free_port, run
+
+NOTES_HTTP = Path(__file__).resolve().parent / "byo_servers" / "notes_http.py"
 
 N = 3
 
@@ -103,3 +109,47 @@ def test_git_sessions_are_isolated_and_commits_are_pinned(tmp_path: Path) -> Non
             assert len(hashes) == N, "different files make different commits"
 
     run(go())
+
+
+def _notes_server(port: int) -> subprocess.Popen[bytes]:
+    """tests/env/byo_servers/notes_http.py on loopback; returns once it accepts."""
+    proc = subprocess.Popen([sys.executable, str(NOTES_HTTP), str(port)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"notes server exited: {proc.stderr.read().decode()[-2000:]}")  # type: ignore[union-attr]
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return proc
+        time.sleep(0.1)
+    proc.kill()
+    raise TimeoutError("notes server did not start")
+
+
+def test_a_url_server_that_isolates_connections_keeps_sessions_apart(tmp_path: Path) -> None:
+    """``isolation: server``: one shared HTTP server, one MCP connection per session. Concurrent
+    sessions equal their solo replays and list only their own notes; a reset is a new connection."""
+    port = free_port()
+    proc = _notes_server(port)
+    spec = ServerSpec(name="notes", url=f"http://127.0.0.1:{port}/mcp", isolation="server", warm=1)
+
+    def script(k: int) -> list[Step]:
+        return [("add_note", {"text": f"mine {k}"}), ("list_notes", {}), ("add_note", {"text": f"more {k}"}),
+                ("list_notes", {})]
+
+    async def go() -> None:
+        async with pool_of([spec], tmp_path / "run") as pool:
+            together = await _concurrent_vs_solo(pool, "notes", [script(k) for k in range(N)])
+            for k, (results, _) in enumerate(together):
+                assert results[-1] == f'False ["mine {k}", "more {k}"]', results
+            async with pool.episode(["notes"], seed=0) as ep:
+                await ep.call("add_note", {"text": "before the reset"})
+                await ep.reset()
+                assert (await ep.call("list_notes", {})).text == "[]"
+
+    try:
+        run(go())
+    finally:
+        proc.kill()
+        proc.wait()

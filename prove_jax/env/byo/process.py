@@ -98,7 +98,11 @@ class Connection:
                     transport: Any = self._pipes(await self._spawn(errlog))
                 else:
                     transport = self.url
-                client = await stack.enter_async_context(Client(transport, cache=None))
+                # A URL is isolation: server, i.e. state kept per MCP session (mcp-session-id), which only
+                # the initialize handshake opens: the modern protocol ('auto' finds it) is stateless per
+                # request, so every connection would share one state.
+                mode = "legacy" if self.launch is None else "auto"
+                client = await stack.enter_async_context(Client(transport, cache=None, mode=mode))
                 listing = await client.list_tools()
                 self.listed, self.client = list(listing.tools), client
                 self._ready.set()
