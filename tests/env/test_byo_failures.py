@@ -106,6 +106,24 @@ def test_an_episode_whose_second_server_cannot_be_pinned_closes_the_first(tmp_pa
     run(go())
 
 
+def test_a_later_pool_on_the_same_run_directory_skips_the_sessions_an_earlier_one_left(tmp_path: Path) -> None:
+    """The launcher's stages open pools one after another on one run directory; a session directory
+    the last one left (a warm fill cancelled by stop()) made the eval's first session fail with
+    FileExistsError. Now it is skipped, left as it was, and a cancelled fill leaves nothing."""
+    stale = tmp_path / "odd" / "s000001"
+    stale.mkdir(parents=True)
+    (stale / "counter.txt").write_text("41")
+
+    async def go() -> None:
+        async with pool_of([_spec(warm=2)], tmp_path) as pool, pool.episode(["odd"], seed=0) as ep:
+            assert (await ep.call("bump", {})).text == "1"  # a fresh copy, not the stale one
+        # stop() cancelled the warm fills still starting: no session directory of this pool is left
+        assert sorted(p.name for p in (tmp_path / "odd").glob("s*")) == ["s000001"]
+
+    run(go())
+    assert (stale / "counter.txt").read_text() == "41"
+
+
 def test_a_killed_server_restarts_over_the_same_state(tmp_path: Path) -> None:
     """Killed between calls: restarted over the session's directory, the call goes on. Dying during
     a call fails that episode cleanly; the next episode gets a working server."""

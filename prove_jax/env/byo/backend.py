@@ -263,6 +263,8 @@ class ByoBackend:
         """A new connection: for a process, over a new session directory holding a copy of the seed
         (seed calls replayed when ``replay``, or always for ``isolation: server``)."""
         n = next(self._ids)
+        while (self.root / f"s{n:06d}").exists():  # left by an earlier pool on this run directory (a
+            n = next(self._ids)  # later stage of the same run): the eval crashed on FileExistsError
         label = f"{self.domain}/s{n:06d}"
         if self.spec.isolation == "server":
             conn = Connection(label, url=self.spec.url)
@@ -272,7 +274,13 @@ class ByoBackend:
             launch = Launch(argv=[template(a, sdir) for a in self.command], cwd=Path(template(self.spec.cwd, sdir)),
                             env=self._env(sdir), stderr=self.root / "logs" / f"s{n:06d}.log")
             conn = Connection(label, launch=launch, session_dir=sdir)
-        await conn.start(self.spec.start_timeout_s)
+        try:
+            await conn.start(self.spec.start_timeout_s)
+        except asyncio.CancelledError:  # stop() cancelling a warm fill: leave no process or directory
+            conn.kill()
+            if conn.session_dir is not None:
+                shutil.rmtree(conn.session_dir, ignore_errors=True)
+            raise
         if conn.error is None and self.seed_calls and (replay or self._replay_each or self.spec.isolation == "server"):
             await self._replay_seed(conn)
         return conn
