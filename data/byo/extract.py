@@ -7,9 +7,13 @@ its position there. The object and position matter to the graph: a row's *own* i
 reference-like key of its object (``transaction_id`` in a transaction row), later ones are foreign
 keys (the ``account_id`` it belongs to), and a tool produces only own ids.
 
-Text is read two ways: ``key: value`` / ``key = value`` lines (a blank line starts a new object),
-and tokens that look like identifiers anywhere (``ACC-0003``, UUIDs, e-mail addresses, absolute
-paths, ``#123``). A result with no values at all is *empty*: what an unknown name gives a lenient
+Text is read three ways: ``key: value`` / ``key = value`` lines (a blank line starts a new object);
+in a result of several lines, *item lines* holding one token after an optional marker (``* main``,
+``[FILE] notes.md``, a tab-indented ``notes.txt``: how git and file servers list branches and
+entries) and lone absolute paths (``/workspace``); and tokens that look like identifiers anywhere
+(``ACC-0003``, UUIDs, e-mail addresses, absolute paths, ``#123``, commit hashes). Lines that report
+an error (``ENOENT``, "not found") give nothing: a batch read that failed for one file names what it
+was asked, which it does not produce. A result with no values at all is *empty*: what an unknown name gives a lenient
 server that answers "no match" instead of an error, which probing reads as a rejection.
 """
 
@@ -29,8 +33,13 @@ TOKENS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("code", re.compile(r"\b[A-Z][A-Z0-9]{1,9}-[A-Z0-9]+(?:-[A-Z0-9]+)*\b")),
     ("path", re.compile(r"(?<![\w/])(?:~|/)[\w.-]+(?:/[\w.-]+)+/?")),
     ("number_ref", re.compile(r"(?<![\w#])#\d+\b")),
+    ("hex", re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,40}\b")),
 )
 KEY_VALUE = re.compile(r"^\s*[-*]?\s*([A-Za-z][\w .-]{0,40}?)\s*[:=]\s*(.+?)\s*$")
+LONE_PATH = re.compile(r"^\s*(/[\w.-]+/?)\s*$")
+ITEM = re.compile(r"^\s*(?:[-*+]\s+|\[([A-Za-z]{1,12})\]\s*)?([\w@~][\w./@~+-]{0,119})\s*(?:\s\d[\d.,]*\s*[A-Za-z]{0,3})?\s*$")
+ERROR_LINE = re.compile(r"\b(?:error|ENOENT|EACCES|EISDIR|ENOTDIR)\b|no such file|not found|access denied|"
+                        r"permission denied", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -112,11 +121,24 @@ def extract_text(text: str) -> Extraction:
     ex = Extraction(is_json=False)
     obj = Obj("text")
     ex.objects.append(obj)
-    for line in text.splitlines():
+    lines = text.splitlines()
+    listing = sum(1 for x in lines if x.strip()) >= 2
+    for line in lines:
         if not line.strip():
             if obj.keys:
                 obj = Obj("text")
                 ex.objects.append(obj)
+            continue
+        if ERROR_LINE.search(line):  # a per-item failure inside a result names what was asked, not a product
+            continue
+        item = ITEM.match(line) if listing else None
+        if item and not re.fullmatch(r"[\d.,]+", item.group(2)):
+            key = (item.group(1) or "item").lower()
+            ex.values.append(Found(f"text:{key}[]", key, item.group(2), len(ex.objects) - 1, len(obj.keys)))
+            continue
+        lone = LONE_PATH.match(line)
+        if lone:
+            ex.values.append(Found("text:path", "path", lone.group(1), len(ex.objects) - 1, len(obj.keys)))
             continue
         m = KEY_VALUE.match(line)
         if m and len(m.group(2)) <= 200:
@@ -149,3 +171,20 @@ def extract(text: str) -> Extraction:
             _walk(data, "", ex, "value")
             return ex
     return extract_text(text)
+
+
+RELATIVE = re.compile(r"[\w@~+-][\w.@~+-]*(?:/[\w.@~+-]+)*/?")
+
+
+def under(ex: Extraction, base: str) -> Extraction:
+    """Entries a listing names relative to the directory it was given (``[FILE] notes.md`` from
+    ``list_directory(path="/workspace/docs")``) also as full paths (``/workspace/docs/notes.md``):
+    a server that prints names wants them back joined to where they were listed. Added under their
+    own path (``text:file+``), so probing tests them as one more output of the tool."""
+    if not base.startswith("/"):
+        return ex
+    extra = [Found(f"{f.path}+", "path", f"{base.rstrip('/')}/{f.value}", f.obj, f.position)
+             for f in ex.values if isinstance(f.value, str) and RELATIVE.fullmatch(f.value)
+             and not re.fullmatch(r"[\d.,:-]+", f.value) and f.key not in ("path", "hex", "uuid", "email")
+             and ((f.path.startswith("text:") and f.path.endswith("[]")) or f.key == "name")]
+    return Extraction(ex.is_json, ex.values + extra, ex.objects) if extra else ex

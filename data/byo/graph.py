@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 from data.byo.discovery import Discovery, name_words
 from data.byo.extract import Found
-from data.byo.probe import Prober, ProbeResult, Run
+from data.byo.probe import CREATED, Prober, ProbeResult, Run
 from data.byo.protocol import Session, ToolListing
 from data.byo.schema import ToolShape, compatible, entity_of, infer_shapes, singular
 
@@ -118,7 +118,7 @@ def probe_edges(shapes: dict[str, ToolShape], result: ProbeResult, *, own_ids_on
     for t in accepted:
         if t.producer not in result.runs:
             continue
-        if own_ids_only and t.path not in own[t.producer]:
+        if own_ids_only and t.path not in own[t.producer] and not t.path.startswith(CREATED):
             continue
         if named_production and not names_its_output(t.producer, t.path):
             continue

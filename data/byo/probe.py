@@ -20,6 +20,15 @@ one; ``schedule_transfer`` returns an ``id`` that ``cancel_scheduled_transfer`` 
 3. **Repeat** while new values appear: accepted values make more tools succeed (a customer id
    from a description example opens the accounts listing, whose ids open the transactions ...),
    and a test that failed because another argument was bad is retried once that one is known.
+4. **Creation test** of each write that ran: call it once more with a made-up value (a mutant) for
+   one reference parameter; when it succeeds, that value is something the write created (a file,
+   a branch, a named entity), tested against the consumers like an output (:meth:`Prober.create`).
+
+Paths get three helps, for file and git servers that print plain text: names a listing prints are
+joined to the directory it was given (:func:`data.byo.extract.under`); a path's mutant changes only
+its last segment (so it stays inside the server's root); and a root that nothing lists is read off
+an error that echoes a relative path resolved against it ("ENOENT ... '/workspace/probe-path'"
+-> ``/workspace``), then offered to every path parameter (git's ``repo_path``).
 
 Probing costs calls, never correctness of the fixture: after any successful call of a tool not
 known to be read-only the session is reset (and a write producer re-run). Query-like parameters
@@ -34,11 +43,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from data.byo.extract import Extraction, Found, extract
+from data.byo.extract import Extraction, Found, extract, under
 from data.byo.protocol import Session
-from data.byo.schema import ParamInfo, ToolShape, compatible, entity_of, fill_value
+from data.byo.schema import ParamInfo, ToolShape, compatible, entity_of, fill_value, path_like
 
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+CREATED = "created:"
 MAX_VALUE_LEN = 120
 
 
@@ -50,6 +60,7 @@ class Run:
     args: dict[str, Any]
     extraction: Extraction
     read_only: bool
+    created: dict[str, Any] = field(default_factory=dict)  # param -> the made-up value this write created
 
     def inputs(self) -> set[str]:
         out: set[str] = set()
@@ -82,6 +93,7 @@ class Test:
 @dataclass
 class ProbeResult:
     runs: dict[str, Run] = field(default_factory=dict)
+    creations: dict[str, Run] = field(default_factory=dict)  # write tool -> a run that created a new name
     tests: list[Test] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)  # tool -> last error when it never ran
     calls: int = 0
@@ -99,9 +111,17 @@ def shape_of(v: str | int) -> str:
 def mutate(v: str | int, rng: random.Random, avoid: set[str]) -> str | int:
     """A value of ``v``'s shape that names nothing: digits redrawn when it has any (the prefix of
     ``ACC-0003`` is format, the digits are identity), else the letters of its longest alphabetic
-    run (the file name of a path, not its directories)."""
+    run. A path changes in its last segment only: ``/workspace/probe`` -> ``/workspace/qzvkd``, not
+    ``/qzvkdxwjq/probe``, which a rooted server rejects as outside its root, a different error from
+    "no such file" that would pass for a hit."""
     if isinstance(v, int):
         return v + 7_919_000 + rng.randrange(1000)
+    head, sep, last = v.rstrip("/").rpartition("/")
+    if sep and last:  # a path: only its last segment is identity (a mutant elsewhere leaves the root)
+        tail = mutate(last, rng, {a.rpartition("/")[2] for a in avoid})
+        if not head:  # a lone root (/workspace): a name inside it, not another root
+            return f"{v.rstrip('/')}/{tail}"
+        return f"{head}/{tail}{'/' if v.endswith('/') else ''}"
     for _ in range(20):
         if any(c.isdigit() for c in v):
             digits = [i for i, c in enumerate(v) if c.isdigit()]
@@ -119,6 +139,12 @@ def mutate(v: str | int, rng: random.Random, avoid: set[str]) -> str | int:
         if out != v and out not in avoid:
             return out
     return v + "zq"
+
+
+def created_values(ex: Extraction, created: dict[str, Any]) -> Extraction:
+    """A creating run's result plus the names it created, under ``created:<param>`` paths."""
+    extra = [Found(f"{CREATED}{q}", q, v, -1, 0) for q, v in created.items()]
+    return Extraction(ex.is_json, ex.values + extra, ex.objects) if extra else ex
 
 
 def skeleton(text: str, *values: str | int) -> str:
@@ -155,6 +181,8 @@ class Prober:
         self._tried: dict[str, set[str]] = {}
         self._mutants: dict[tuple[str, str, str, str], tuple[str | int, str, bool, bool]] = {}
         self.date_hint = "2026-06-15"
+        self.roots: list[str] = []
+        self._created_tried: set[str] = set()  # directories the server resolved a relative path against
 
     # -- calls ------------------------------------------------------------------------------------
 
@@ -181,6 +209,8 @@ class Prober:
         for (_tool, pname), vals in self.good.items():
             if pname == p.name:
                 out.extend(vals)
+        if path_like(p):  # the root before paths of other parameters: every tree has it
+            out.extend(self.roots)
         for (tool, pname), vals in self.good.items():
             if pname != p.name and compatible(self.shapes[tool].param(pname).entity, p.entity):
                 out.extend(vals)
@@ -247,8 +277,9 @@ class Prober:
                 await self._clean()
                 if err:
                     self.result.failures.setdefault(name, text[:200])
+                    self._learn_root(name, args, text)
                     continue
-                ex = extract(text)
+                ex = self._extract(name, args, text)
                 if name not in self.result.runs or not ex.empty:
                     self.result.runs[name] = Run(name, args, ex, self.shapes[name].read_only)
                     new += 1
@@ -261,6 +292,27 @@ class Prober:
                     break
         return new
 
+    def _extract(self, tool: str, args: dict[str, Any], text: str) -> Extraction:
+        """The result's values, plus the names it lists joined to the directory it was given."""
+        ex = extract(text)
+        for p in self.shapes[tool].params:
+            v = args.get(p.name)
+            if path_like(p) and isinstance(v, str) and v.startswith("/"):
+                return under(ex, v)
+        return ex
+
+    def _learn_root(self, tool: str, args: dict[str, Any], text: str) -> None:
+        """A relative path the server resolved against its root and echoed in its error
+        (``probe path`` -> "ENOENT ... '/workspace/probe path'") reveals that root: the value a
+        path parameter takes when nothing lists one (git's ``repo_path``)."""
+        for p in self.shapes[tool].params:
+            v = args.get(p.name)
+            if not path_like(p) or not isinstance(v, str) or not v or v.startswith("/"):
+                continue
+            m = re.search(r"(/[^\s'\"`:,]*?)/" + re.escape(v), text)
+            if m and m.group(1) not in self.roots:
+                self.roots.append(m.group(1))
+
     # -- step 2: differential tests ---------------------------------------------------------------
 
     def _candidates(self, run: Run) -> dict[str, list[Found]]:
@@ -268,7 +320,7 @@ class Prober:
         inputs = run.inputs()
         out: dict[str, list[Found]] = {}
         for path, found in run.extraction.by_path().items():
-            vals = [f for f in found if testable(f) and str(f.value) not in inputs]
+            vals = [f for f in found if testable(f) and (str(f.value) not in inputs or f.path.startswith(CREATED))]
             if vals:
                 out[path] = list({str(f.value): f for f in vals}.values())[: self.values_per_path]
         return out
@@ -282,7 +334,8 @@ class Prober:
         self._dirty = False
         if err:
             return None
-        return Run(run.tool, run.args, extract(text), run.read_only)
+        return Run(run.tool, run.args, created_values(self._extract(run.tool, run.args, text), run.created),
+                   run.read_only, run.created)
 
     async def test_producer(self, run: Run) -> None:
         current: Run | None = run
@@ -303,6 +356,8 @@ class Prober:
                             current = await self._replay(run)
                             if current is None:
                                 return
+        if not run.read_only:
+            self._dirty = True  # the session still holds what the producer wrote
 
     async def _test_param(self, producer: str, path: str, consumer: str, p: ParamInfo, current: Run) -> None:
         found = self._candidates(current).get(path, [])
@@ -363,6 +418,8 @@ class Prober:
                 if run is not None:
                     await self.test_producer(run)
                     tested.add(name)
+            for name in writers:
+                await self.create(name)
             after = (len(self.result.runs), len(self.good), sum(len(v) for v in self.good.values()))
             if after == before and all(n in self.result.runs for n in self.shapes):
                 break
@@ -370,6 +427,35 @@ class Prober:
                 break
         await self._clean()
         return self.result
+
+    async def create(self, tool: str) -> None:
+        """Step 4: does this write *create* what it is given? For each reference parameter, call the
+        write once with a made-up value of the shape it accepted (a mutant: a name nothing has);
+        when that succeeds, the made-up value is something the write produced — a new file, a
+        branch, a named entity — and is tested against the consumers like any output (re-created
+        on a clean session first). An echo of a known value (``rename(account_id)``) produces
+        nothing; an echo of a made-up one that a consumer then accepts, where the same value was
+        unknown before, does."""
+        run = self.result.runs.get(tool)
+        if run is None or tool in self._created_tried:
+            return
+        self._created_tried.add(tool)
+        for p in self.shapes[tool].references:
+            known = run.args.get(p.name)
+            known = known[0] if isinstance(known, list) and known else known
+            if not isinstance(known, str | int) or isinstance(known, bool):
+                continue
+            fresh = mutate(known, self.rng, self._known)
+            args = {**run.args, p.name: [fresh] if p.is_array else fresh}
+            await self._clean()
+            _, err = await self._call(tool, args)
+            await self._clean()
+            if err:
+                continue
+            made = Run(tool, args, extract(""), False, {p.name: fresh})
+            self.result.creations.setdefault(tool, made)
+            await self.test_producer(made)
+            return
 
     async def _more_runs(self, readers: list[str], writers: list[str]) -> bool:
         n = len(self.result.runs)

@@ -106,9 +106,16 @@ async def sample_live_state(shapes: dict[str, ToolShape], session: Session,
         if not await prober.run_tools(readers):
             break
     ref_keys = {t.path.rsplit(".", 1)[-1].removesuffix("[]") for t in (probe.accepted() if probe else [])}
+    took = [t for t in (probe.accepted() if probe else []) if t.path.endswith("+")]
+    joined_ok = {(t.producer, t.path) for t in took} | {(t.producer, t.path, str(t.value)) for t in took}
     state = LiveState()
     for name, run in prober.result.runs.items():
-        for e in entities_of(name, shapes[name].noun, run.extraction, ref_keys):
+        # a name joined to the directory listed is an entity once a consumer took that path; from
+        # untagged item lines (git status: branches and files alike) only the very values it took
+        ex = run.extraction
+        ex = Extraction(ex.is_json, [f for f in ex.values if not f.path.endswith("+") or (
+            (name, f.path) if f.path != "text:item[]+" else (name, f.path, str(f.value))) in joined_ok], ex.objects)
+        for e in entities_of(name, shapes[name].noun, ex, ref_keys):
             state.add(e)
     return state
 

@@ -40,6 +40,8 @@ SECRET_WORDS = frozenset({"pin", "password", "passcode", "secret", "token", "otp
 DATE_WORDS = frozenset({"date", "time", "since", "until", "start", "end", "at", "on", "day", "month", "year",
                         "before", "after", "deadline", "due", "timestamp", "from", "to", "datetime"})
 DATE_FORMATS = frozenset({"date", "date-time", "time", "duration"})
+PATH_WORDS = frozenset({"path", "paths", "dir", "dirs", "directory", "directories", "folder", "folders", "root",
+                        "repo", "repository", "file", "files", "filename", "filepath"})
 PRODUCING_VERBS = frozenset({"list", "search", "find", "browse", "create", "add", "new", "open", "book", "make",
                              "schedule", "place", "post", "send", "start", "upload", "register", "submit", "draft",
                              "reserve", "generate", "issue", "import", "write", "copy", "duplicate", "save"})
@@ -68,6 +70,12 @@ def entity_of(name: str, fallback: str = "") -> str:
     return "_".join(ws)
 
 
+def path_like(p: ParamInfo) -> bool:
+    """A reference naming a place in a file tree (``path``, ``repo_path``, ``files``): it may take
+    the server's root, and what a listing of it names, joined to it, is a path too."""
+    return p.kind == "reference" and bool(PATH_WORDS & set(name_words(p.name)))
+
+
 def compatible(a: str, b: str) -> bool:
     """Entity nouns match exactly or as sub-kinds by suffix (``file_path`` is a ``path``)."""
     return bool(a and b) and (a == b or a.endswith("_" + b) or b.endswith("_" + a))
@@ -77,8 +85,13 @@ EXAMPLE = re.compile(r"(?:e\.g\.,?|for example,?|such as|like)\s+((?:[\"'`][^\"'
                      re.IGNORECASE)
 
 
+QUOTED = re.compile(r"(?<![\w'\"`])['\"`]([\w.@/-]{1,40})['\"`](?![\w'\"`])")
+
+
 def example_values(text: str) -> list[str]:
-    """Example values a description gives ("e.g. ACC-0003", "e.g. 'report.md'")."""
+    """Example values a description gives ("e.g. ACC-0003", "e.g. 'report.md'"), then single
+    quoted tokens ("local branches ('local')"): the values a free-form string accepts, when the
+    schema has no enum."""
     out = []
     for m in EXAMPLE.finditer(text or ""):
         v = m.group(1).strip()
@@ -87,6 +100,7 @@ def example_values(text: str) -> list[str]:
         v = v.rstrip(".:")
         if v and v not in out:
             out.append(v)
+    out += [v for v in QUOTED.findall(text or "") if v not in out]
     return out
 
 
@@ -239,8 +253,8 @@ def fill_value(p: ParamInfo, date_hint: str = "2026-06-15") -> Any:
         v = "https://example.com/probe"
     elif "pattern" in s and (sample := _from_pattern(s["pattern"])) is not None:
         v = sample
-    else:
-        v = "probe " + p.name.replace("_", " ")
+    else:  # a made-up name: no spaces in a reference (a git ref, a file name refuses them)
+        v = ("probe-" if p.kind == "reference" else "probe ") + p.name.replace("_", "-" if p.kind == "reference" else " ")
         lo, hi = s.get("minLength", 0), s.get("maxLength", 200)
         v = v[:hi] if len(v) >= lo else v + "x" * (lo - len(v))
     if p.is_array and not isinstance(v, list):

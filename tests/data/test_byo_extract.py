@@ -77,3 +77,31 @@ def test_testable_values() -> None:
     assert is_testable(found("ACC-1")) and is_testable(found(12))
     assert not is_testable(found("2026-05-01")) and not is_testable(found("12.50"))
     assert not is_testable(found("a long sentence that is clearly prose and not a name"))
+
+
+def test_text_item_lines_lone_paths_hashes_and_error_lines() -> None:
+    """git and file servers list one name a line; a batch read reports per-file errors inline."""
+    by = extract("* main\n  release").by_path()
+    assert [f.value for f in by["text:item[]"]] == ["main", "release"]
+    by = extract("[FILE] notes.md   12 B\n[DIR] src").by_path()
+    assert [f.value for f in by["text:file[]"]] == ["notes.md"] and by["text:dir[]"][0].value == "src"
+    assert extract("Allowed directories:\n/workspace").by_path()["text:path"][0].value == "/workspace"
+    assert extract("Commit history:\ncommit 59c3e49b1bb4c272\n").by_path()["text:hex"][0].value == "59c3e49b1bb4c272"
+    assert extract("a.txt: Error - ENOENT: no such file, open '/ws/a.txt'\n---\nb.txt:\nhello").empty is False
+    assert "/ws/a.txt" not in [f.value for f in extract("a.txt: Error - ENOENT: no such file, open '/ws/a.txt'").values]
+    assert extract("closed").empty  # one line is a message, not a listing
+
+
+def test_names_listed_under_a_directory_are_joined_to_it() -> None:
+    from data.byo.extract import under
+    ex = under(extract("[FILE] a.txt\n[DIR] sub"), "/ws/docs")
+    assert [f.value for f in ex.by_path()["text:file[]+"]] == ["/ws/docs/a.txt"]
+    assert under(extract("[FILE] a.txt\n[DIR] sub"), "docs").by_path().get("text:file[]+") is None
+
+
+def test_path_mutants_stay_in_their_directory() -> None:
+    rng = random.Random(1)
+    for v in ("/workspace/probe", "/workspace/docs/readme"):
+        m = str(mutate(v, rng, set()))
+        assert m.rsplit("/", 1)[0] == v.rsplit("/", 1)[0] and m != v
+    assert str(mutate("/workspace", rng, set())).startswith("/workspace/")  # a lone root: a name inside it

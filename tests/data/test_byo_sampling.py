@@ -67,3 +67,17 @@ def test_an_empty_fixture_is_seeded_and_reset_replays_the_seed() -> None:
     assert [e.type for e in state.entities["note"]] == ["note"] * len(state.entities["note"])
     asyncio.run(session.reset())
     assert server.notes  # the seed survives a reset
+
+
+def test_joined_names_are_entities_only_once_a_consumer_took_them() -> None:
+    """git_branch lists ``main`` under repo_path: ``/ws/main`` is a candidate, not an entity."""
+    from data.byo.graph import GraphOptions, infer_graph
+    from tests.data.test_byo_paths import LISTING as TREE
+    from tests.data.test_byo_paths import FakeTree
+
+    shapes = infer_shapes(discover(TREE))
+    g = asyncio.run(infer_graph(TREE, discover(TREE), FakeTree(), GraphOptions()))
+    state = asyncio.run(sample_live_state(shapes, FakeTree(), g.probe))
+    paths = {e.id for e in state.entities.get("path", [])}
+    assert "/ws/b.md" in paths  # listed by list_dir under /ws, and read_text took it
+    assert not any(str(p).endswith("/main") for es in state.entities.values() for p in (e.id for e in es))

@@ -81,7 +81,8 @@ def test_shapes_nouns_and_produces_guess() -> None:
 def test_example_values_from_descriptions() -> None:
     assert example_values("The account id, e.g. ACC-0003.") == ["ACC-0003"]
     assert example_values("Target file, e.g. 'report_final.md'.") == ["report_final.md"]
-    assert example_values('A label such as "Q3 planning" or "x"') == ["Q3 planning"]
+    assert example_values('A label such as "Q3 planning" or "x"') == ["Q3 planning", "x"]  # quoted: a value too
+    assert example_values("local branches ('local') or all ('all'); don't") == ["local", "all"]
     assert example_values("The customer's id.") == []
 
 
