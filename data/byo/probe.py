@@ -141,6 +141,28 @@ def mutate(v: str | int, rng: random.Random, avoid: set[str]) -> str | int:
     return v + "zq"
 
 
+def put(args: dict[str, Any], p: ParamInfo, v: Any) -> dict[str, Any]:
+    """``args`` with ``p`` set to ``v``; a field of an object parameter is set inside its (first)
+    object, the rest of which stays as filled."""
+    val = [v] if p.is_array and not isinstance(v, list) else v
+    if not p.parent:
+        return {**args, p.name: val}
+    holder = args.get(p.parent)
+    if isinstance(holder, list):
+        first = dict(holder[0]) if holder and isinstance(holder[0], dict) else {}
+        return {**args, p.parent: [{**first, p.field: val}, *holder[1:]]}
+    return {**args, p.parent: {**(holder if isinstance(holder, dict) else {}), p.field: val}}
+
+
+def get(args: dict[str, Any], p: ParamInfo) -> Any:
+    if not p.parent:
+        return args.get(p.name)
+    holder = args.get(p.parent)
+    if isinstance(holder, list):
+        holder = holder[0] if holder else None
+    return holder.get(p.field) if isinstance(holder, dict) else None
+
+
 def created_values(ex: Extraction, created: dict[str, Any]) -> Extraction:
     """A creating run's result plus the names it created, under ``created:<param>`` paths."""
     extra = [Found(f"{CREATED}{q}", q, v, -1, 0) for q, v in created.items()]
@@ -254,6 +276,11 @@ class Prober:
                 if not p.required:
                     continue
             args[p.name] = fill_value(p, self.date_hint)
+        for p in shape.nested:  # reference fields inside object parameters: known values when there are any
+            if p.name in overrides:
+                args = put(args, p, overrides[p.name])
+            elif p.parent in args and (vals := self._fixture_values(p)):
+                args = put(args, p, vals[min(variant % 2, len(vals) - 1)])
         return args
 
     # -- step 1: run every tool -------------------------------------------------------------------
@@ -364,7 +391,7 @@ class Prober:
         if not found or p.name in self._lenient_set(consumer):
             return
         others = self.build_args(consumer, {})
-        sig = repr(sorted((k, v) for k, v in others.items() if k != p.name))
+        sig = repr(sorted((k, v) for k, v in others.items() if k not in (p.name, p.parent)))
         key = (producer, path, consumer, p.name, sig)
         if key in self._done:
             return
@@ -378,7 +405,7 @@ class Prober:
                 mutant, m_text, m_err, m_empty = self._mutants[mkey]
             else:
                 mutant = mutate(v, self.rng, self._known)
-                m_text, m_err = await self._call(consumer, {**others, p.name: [mutant] if p.is_array else mutant})
+                m_text, m_err = await self._call(consumer, put(others, p, mutant))
                 m_empty = not m_err and extract(m_text).empty
                 self._mutants[mkey] = (mutant, m_text, m_err, m_empty)
             if not m_err and not m_empty:
@@ -387,7 +414,7 @@ class Prober:
                 return
             if self._dirty:
                 return
-            r_text, r_err = await self._call(consumer, {**others, p.name: [v] if p.is_array else v})
+            r_text, r_err = await self._call(consumer, put(others, p, v))
             if r_err:
                 accepted = m_err and skeleton(r_text, v) != skeleton(m_text, mutant)
             else:
@@ -441,12 +468,12 @@ class Prober:
             return
         self._created_tried.add(tool)
         for p in self.shapes[tool].references:
-            known = run.args.get(p.name)
+            known = get(run.args, p)
             known = known[0] if isinstance(known, list) and known else known
             if not isinstance(known, str | int) or isinstance(known, bool):
                 continue
             fresh = mutate(known, self.rng, self._known)
-            args = {**run.args, p.name: [fresh] if p.is_array else fresh}
+            args = put(run.args, p, fresh)
             await self._clean()
             _, err = await self._call(tool, args)
             await self._clean()

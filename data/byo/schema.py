@@ -114,6 +114,8 @@ class ParamInfo:
     required: bool
     examples: tuple[str, ...]
     schema: dict[str, Any]
+    parent: str = ""  # a field of an object parameter (``observations[].entityName``): the parameter
+    field: str = ""
 
     @property
     def item_schema(self) -> dict[str, Any]:
@@ -128,13 +130,14 @@ class ToolShape:
     noun: str
     params: tuple[ParamInfo, ...]
     produces_guess: tuple[str, ...]
+    nested: tuple[ParamInfo, ...] = ()  # reference fields inside object parameters
 
     def param(self, name: str) -> ParamInfo:
-        return next(p for p in self.params if p.name == name)
+        return next(p for p in (*self.params, *self.nested) if p.name == name)
 
     @property
     def references(self) -> list[ParamInfo]:
-        return [p for p in self.params if p.kind == "reference"]
+        return [p for p in (*self.params, *self.nested) if p.kind == "reference"]
 
 
 def _json_type(schema: dict[str, Any]) -> str:
@@ -201,7 +204,28 @@ def infer_shapes(discovery: Discovery) -> dict[str, ToolShape]:
             params.append(ParamInfo(pname, kind, entity_of(pname, noun) if kind == "reference" else "",
                                     item_t, is_array, pname in tool.required, ex, schema))
         guess = (noun,) if verb in PRODUCING_VERBS and noun else ()
-        out[tool.name] = ToolShape(tool.name, discovery.read_only(tool.name), verb, noun, tuple(params), guess)
+        nested = tuple(f for p in params if p.kind == "object" for f in object_fields(p, noun))
+        out[tool.name] = ToolShape(tool.name, discovery.read_only(tool.name), verb, noun, tuple(params), guess,
+                                   nested)
+    return out
+
+
+def object_fields(p: ParamInfo, noun: str) -> list[ParamInfo]:
+    """The reference fields of an object parameter (or of the items of an array of objects), as
+    parameters of their own named ``parent[].field``: a knowledge-graph server takes the entity it
+    adds observations to as ``observations: [{entityName, contents}]``, never as a plain argument."""
+    props = p.item_schema.get("properties")
+    if not isinstance(props, dict):
+        return []
+    out = []
+    for fname, sub in props.items():
+        if not isinstance(sub, dict) or param_kind(fname, sub) != "reference":
+            continue
+        jt = _json_type(sub)
+        item_t = _json_type(sub.get("items", {})) if jt == "array" else jt
+        ex = tuple(example_values(str(sub.get("description", ""))))
+        out.append(ParamInfo(f"{p.name}{'[]' if p.is_array else ''}.{fname}", "reference", entity_of(fname, noun),
+                             item_t, jt == "array", True, ex, sub, p.name, fname))
     return out
 
 

@@ -160,3 +160,22 @@ def test_schema_fallback_only_for_tools_that_never_ran() -> None:
     assert [(e.producer, e.consumer) for e in schema] == [("create_widget", "paint_widget")]
     g2 = asyncio.run(infer_graph(listing, discover(listing), Broken(), GraphOptions(schema_fallback=False)))
     assert ("create_widget", "paint_widget") not in g2.pairs()
+
+
+def test_a_reference_inside_an_object_parameter_is_probed() -> None:
+    """``tag(items=[{account_id, tag}])``: the account is a field, as memory's ``observations[].entityName``."""
+    item = {"type": "object", "properties": {"account_id": S, "tag": {"type": "string", "enum": ["x"]}},
+            "required": ["account_id", "tag"]}
+    listing = [*LISTING, t("tag_accounts", {"items": {"type": "array", "items": item}})]
+
+    class Tagging(FakeBank):
+        async def call(self, name: str, args: dict[str, Any]) -> CallOutcome:
+            if name == "tag_accounts":
+                bad = [i["account_id"] for i in args["items"] if i["account_id"] not in self.accounts]
+                return CallOutcome(f"no account '{bad[0]}'", True) if bad else CallOutcome("tagged", False)
+            return await super().call(name, args)
+
+    g = asyncio.run(infer_graph(listing, discover(listing), Tagging(), GraphOptions(schema_fallback=False)))
+    edge = next(e for e in g.edges if (e.producer, e.consumer) == ("list_accounts", "tag_accounts"))
+    assert (edge.param, edge.entity) == ("items[].account_id", "account")
+    assert g.probe is not None and g.probe.runs["tag_accounts"].args["items"][0]["account_id"] in ("ACC-0001", "ACC-0002")
