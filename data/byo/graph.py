@@ -7,8 +7,10 @@ nothing is rejected (:mod:`data.byo.probe`). That is the same relation the kit d
 behaviour instead of declarations.
 
 **Own ids only.** A result row carries its own id and foreign keys (a transaction's ``account_id``).
-A tool produces the first reference-valued key of each object it returns — the row's own id — not
-the foreign ones: listing transactions is not a way to find accounts. Keys count as
+A tool produces the first reference-valued key of each *row* it returns — the row's own id — not
+the foreign ones: listing transactions is not a way to find accounts. Rows are the result, the
+items of a top-level list, and for reads the items of a list under a top-level key; nested objects
+and lists inside rows are the row's links to other entities (:func:`row_level`). Keys count as
 reference-valued when some consumer accepted their value; an object whose own id is an echo of the
 call's input (``get_account_balance`` returning its ``account_id``) produces nothing.
 ``own_ids_only=False`` keeps every accepted key (more edges, more of them invented).
@@ -89,11 +91,27 @@ def own_paths(run: Run, ref_keys: set[str]) -> set[str]:
     by_obj: dict[int, list[Found]] = {}
     for f in run.extraction.values:
         by_obj.setdefault(f.obj, []).append(f)
-    for found in by_obj.values():
+    for idx, found in by_obj.items():
+        if not row_level(run, run.extraction.objects[idx].path if 0 <= idx < len(run.extraction.objects) else ""):
+            continue
         first = next((f for f in sorted(found, key=lambda x: x.position) if f.key in ref_keys), None)
         if first is not None and str(first.value) not in inputs:
             out.add(first.path)
     return out
+
+
+def row_level(run: Run, path: str) -> bool:
+    """Is the object at ``path`` one of the result's rows, whose own ids the tool produces? The
+    result itself (``""``), the items of a top-level list (``[]``) and, for a read, the items of a
+    list under a top-level key (``devices[]``, a wishlist's ``items[]``). Not a nested object
+    (``home`` of a device, ``[].runs`` of an automation: links to other entities), nor a list inside
+    a row (``[].devices[]`` of a scene: its members), nor a list in a write's result (the cart
+    after ``update_cart_quantity`` lists products it did not make)."""
+    if path.startswith("text") or path in ("", "[]"):
+        return True
+    if not path.endswith("[]") or "." in path or path.startswith("[]"):
+        return False
+    return run.read_only
 
 
 def names_its_output(tool: str, path: str) -> bool:

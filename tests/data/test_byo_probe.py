@@ -179,3 +179,24 @@ def test_a_reference_inside_an_object_parameter_is_probed() -> None:
     edge = next(e for e in g.edges if (e.producer, e.consumer) == ("list_accounts", "tag_accounts"))
     assert (edge.param, edge.entity) == ("items[].account_id", "account")
     assert g.probe is not None and g.probe.runs["tag_accounts"].args["items"][0]["account_id"] in ("ACC-0001", "ACC-0002")
+
+
+def test_own_ids_come_from_rows_not_from_nested_links_or_a_writes_lists() -> None:
+    from data.byo.extract import extract
+    from data.byo.graph import own_paths
+    from data.byo.probe import Run
+
+    keys = {"device_id", "home_id", "scene_id", "product_id"}
+
+    def own(tool: str, args: dict[str, Any], result: Any, read_only: bool = True) -> set[str]:
+        return own_paths(Run(tool, args, extract(json.dumps(result)), read_only), keys)
+
+    # a device's home is a link, not something reading a device finds
+    assert own("get_device", {"device_id": "D-1"}, {"device_id": "D-1", "home": {"home_id": "H-1"}}) == set()
+    # a scene's member devices are the scene's, not rows of the scene listing
+    assert own("list_scenes", {}, [{"scene_id": "S-1", "devices": [{"device_id": "D-1"}]}]) == {"[].scene_id"}
+    # a read's list under a top-level key: the rows (the home echoed around them)
+    assert own("list_devices", {"home_id": "H-1"}, {"home_id": "H-1", "devices": [{"device_id": "D-1"}]}) \
+        == {"devices[].device_id"}
+    # the cart a write returns lists products it did not make
+    assert own("update_cart", {"product_id": "P-1"}, {"items": [{"product_id": "P-2"}]}, read_only=False) == set()
