@@ -97,9 +97,16 @@ class ProbeResult:
     tests: list[Test] = field(default_factory=list)
     failures: dict[str, str] = field(default_factory=dict)  # tool -> last error when it never ran
     calls: int = 0
+    broken: str = ""  # why probing stopped early: the session failed
 
     def accepted(self) -> list[Test]:
         return [t for t in self.tests if t.accepted]
+
+
+class SessionBroken(RuntimeError):
+    """The session failed (a timeout, a dead server): every later answer is the pool's "episode
+    already failed", whose skeleton differs from any real rejection, so going on would accept
+    every value tested. Probing stops and keeps what it learned before."""
 
 
 def shape_of(v: str | int) -> str:
@@ -211,6 +218,9 @@ class Prober:
     async def _call(self, tool: str, args: dict[str, Any]) -> tuple[str, bool]:
         self.result.calls += 1
         out = await self.session.call(tool, args)
+        if out.broken:
+            self.result.broken = out.text[:200]
+            raise SessionBroken(out.text)
         if not out.is_error and not self.shapes[tool].read_only:
             self._dirty = True
         return out.text, out.is_error
@@ -432,6 +442,12 @@ class Prober:
     # -- the loop ---------------------------------------------------------------------------------
 
     async def probe(self) -> ProbeResult:
+        try:
+            return await self._probe()
+        except SessionBroken:
+            return self.result
+
+    async def _probe(self) -> ProbeResult:
         await self.session.reset()
         readers = [n for n, s in self.shapes.items() if s.read_only]
         writers = [n for n, s in self.shapes.items() if not s.read_only]

@@ -59,10 +59,14 @@ class ToolListing:
         return tuple(r for r in req if r in self.properties) if isinstance(req, list) else ()
 
 
+BROKEN_KINDS = frozenset({"timeout", "server_died", "session_lost", "transport"})
+
+
 @dataclass(frozen=True)
 class CallOutcome:
     text: str
     is_error: bool
+    broken: bool = False  # the session itself failed (timeout, dead server): the text says nothing of the call
 
 
 class Session(Protocol):
@@ -107,7 +111,7 @@ class EpisodeSession:
     async def call(self, name: str, args: dict[str, Any]) -> CallOutcome:
         self.calls += 1
         res = await self.episode.call(name, args)
-        return CallOutcome(res.text, res.is_error)
+        return CallOutcome(res.text, res.is_error, res.error_kind in BROKEN_KINDS)
 
     async def reset(self) -> None:
         await self.episode.reset()

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from data.byo.extract import Extraction
-from data.byo.probe import Prober, ProbeResult
+from data.byo.probe import Prober, ProbeResult, SessionBroken
 from data.byo.protocol import CallOutcome, Session
 from data.byo.schema import ID_SUFFIXES, PRODUCING_VERBS, ToolShape, entity_of
 
@@ -103,7 +103,10 @@ async def sample_live_state(shapes: dict[str, ToolShape], session: Session,
             if t.consumer in readers:
                 prober.good.setdefault((t.consumer, t.param), []).append(t.value)
     for _ in range(3):
-        if not await prober.run_tools(readers):
+        try:
+            if not await prober.run_tools(readers):
+                break
+        except SessionBroken:  # keep what was read before the session failed
             break
     ref_keys = {t.path.rsplit(".", 1)[-1].removesuffix("[]") for t in (probe.accepted() if probe else [])}
     took = [t for t in (probe.accepted() if probe else []) if t.path.endswith("+")]

@@ -200,3 +200,20 @@ def test_own_ids_come_from_rows_not_from_nested_links_or_a_writes_lists() -> Non
         == {"devices[].device_id"}
     # the cart a write returns lists products it did not make
     assert own("update_cart", {"product_id": "P-1"}, {"items": [{"product_id": "P-2"}]}, read_only=False) == set()
+
+
+def test_a_broken_session_stops_probing_instead_of_accepting_everything() -> None:
+    """After a timeout the pool answers every call "episode already failed": a different error
+    skeleton from a real rejection, which must not pass for a hit."""
+
+    class Dying(FakeBank):
+        async def call(self, name: str, args: dict[str, Any]) -> CallOutcome:
+            if len(self.calls) >= 12:
+                self.calls.append(name)
+                return CallOutcome("episode already failed: 'x' timed out", True, broken=True)
+            return await super().call(name, args)
+
+    g = asyncio.run(infer_graph(LISTING, discover(LISTING), Dying(), GraphOptions(schema_fallback=False)))
+    assert g.probe is not None and "timed out" in g.probe.broken
+    assert all(x.value in ("ACC-0001", "ACC-0002") for x in g.probe.accepted())  # nothing accepted after the break
+    assert len(g.probe.accepted()) <= 2
