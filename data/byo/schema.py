@@ -140,7 +140,7 @@ class ToolShape:
         return [p for p in (*self.params, *self.nested) if p.kind == "reference"]
 
 
-def _json_type(schema: dict[str, Any]) -> str:
+def json_type(schema: dict[str, Any]) -> str:
     t = schema.get("type")
     if isinstance(t, list):
         t = next((x for x in t if x != "null"), "string")
@@ -150,9 +150,9 @@ def _json_type(schema: dict[str, Any]) -> str:
 
 
 def param_kind(pname: str, schema: dict[str, Any]) -> ParamKind:
-    t = _json_type(schema)
+    t = json_type(schema)
     item = schema.get("items", {}) if t == "array" else schema
-    it = _json_type(item) if t == "array" else t
+    it = json_type(item) if t == "array" else t
     ws = set(name_words(pname))
     last = name_words(pname)[-1] if pname else ""
     if "enum" in item or "const" in item:
@@ -196,9 +196,9 @@ def infer_shapes(discovery: Discovery) -> dict[str, ToolShape]:
         params = []
         for pname, schema in tool.properties.items():
             kind = param_kind(pname, schema)
-            jt = _json_type(schema)
+            jt = json_type(schema)
             is_array = jt == "array"
-            item_t = _json_type(schema.get("items", {})) if is_array else jt
+            item_t = json_type(schema.get("items", {})) if is_array else jt
             ex = tuple(example_values(str(schema.get("description", ""))))
             ex += tuple(str(e) for e in schema.get("examples", []) if isinstance(e, str | int))
             params.append(ParamInfo(pname, kind, entity_of(pname, noun) if kind == "reference" else "",
@@ -221,8 +221,8 @@ def object_fields(p: ParamInfo, noun: str) -> list[ParamInfo]:
     for fname, sub in props.items():
         if not isinstance(sub, dict) or param_kind(fname, sub) != "reference":
             continue
-        jt = _json_type(sub)
-        item_t = _json_type(sub.get("items", {})) if jt == "array" else jt
+        jt = json_type(sub)
+        item_t = json_type(sub.get("items", {})) if jt == "array" else jt
         ex = tuple(example_values(str(sub.get("description", ""))))
         out.append(ParamInfo(f"{p.name}{'[]' if p.is_array else ''}.{fname}", "reference", entity_of(fname, noun),
                              item_t, jt == "array", True, ex, sub, p.name, fname))
@@ -294,9 +294,9 @@ def fill_object(schema: dict[str, Any], date_hint: str = "2026-06-15") -> dict[s
     for name in req:
         sub = props.get(name, {})
         kind = param_kind(name, sub)
-        jt = _json_type(sub)
+        jt = json_type(sub)
         is_array = jt == "array"
-        item_t = _json_type(sub.get("items", {})) if is_array else jt
+        item_t = json_type(sub.get("items", {})) if is_array else jt
         info = ParamInfo(name, kind, "", item_t, is_array, True, tuple(example_values(str(sub.get("description", "")))), sub)
         out[name] = fill_value(info, date_hint)
     return out

@@ -29,7 +29,7 @@ from typing import Any
 
 from data.byo.discovery import name_words
 from data.byo.extract import extract
-from data.byo.schema import DATE_FORMATS, QUERY_WORDS, TEXT_WORDS, compatible, entity_of, singular
+from data.byo.schema import DATE_FORMATS, QUERY_WORDS, TEXT_WORDS, compatible, entity_of, json_type, singular
 
 PATH_WORDS = frozenset({"path", "paths", "dir", "dirs", "directory", "directories", "folder", "root", "repo",
                         "file", "files", "source", "destination", "src", "dest", "filename"})
@@ -124,15 +124,6 @@ class Leaf:
         """How a person names the slot: its name's words, id suffixes dropped (``entityType`` -> "entity type")."""
         ws = [w for w in name_words(self.name) if w not in ("id", "ids")] or name_words(self.name)
         return " ".join(ws)
-
-
-def json_type(schema: dict[str, Any]) -> str:
-    t = schema.get("type")
-    if isinstance(t, list):
-        t = next((x for x in t if x != "null"), "string")
-    if t is None and "anyOf" in schema:
-        t = next((o.get("type") for o in schema["anyOf"] if o.get("type") not in (None, "null")), None)
-    return str(t or "string")
 
 
 def _sub(schema: dict[str, Any]) -> dict[str, Any]:
