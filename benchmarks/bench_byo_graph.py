@@ -63,6 +63,7 @@ class DomainResult:
     ro_total: int
     ro_wrong: list[str]
     calls: int
+    broken: str
     ran: int
     tools: int
     seconds: float
@@ -103,7 +104,7 @@ async def run_domain(domain: str, sem: asyncio.Semaphore) -> DomainResult:
     }
     wrong = [n for n in ro if disc.read_only(n) != ro[n]]
     return DomainResult(domain, truth, variants, len(ro) - len(wrong), len(ro), wrong, graph.probe.calls,
-                        len(graph.probe.runs), len(listing), seconds)
+                        graph.probe.broken, len(graph.probe.runs), len(listing), seconds)
 
 
 def scores(results: list[DomainResult], variant: str) -> tuple[float, int, float, float]:
@@ -138,6 +139,8 @@ async def main() -> None:
               f"{r.calls:6d} {r.seconds:5.1f}")
         if r.ro_wrong:
             print(f"  read-only misclassified: {', '.join(r.ro_wrong)}")
+        if r.broken:
+            print(f"  probing stopped, the session failed: {r.broken}")
     print("\nvariant      recall  invented  precision  macro-recall")
     for v in ("final", "probe", "all-keys", "named", "schema"):
         rec, inv, prec, macro = scores(results, v)

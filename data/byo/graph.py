@@ -1,5 +1,16 @@
 """The inferred dependency graph of a server without metadata: ``A -> B`` when A's output feeds B.
 
+**Method, in order.** (1) Static: each parameter's kind and entity noun from its name and schema,
+reference fields inside object parameters included; example values from descriptions ("e.g.",
+quoted tokens) (:mod:`data.byo.schema`). (2) Run every tool on a live session with the best
+arguments known (:mod:`data.byo.probe`); results are read as JSON or text, including item lines
+and paths joined to the directory listed (:mod:`data.byo.extract`); a root nothing lists is read
+off an error echoing a relative path. (3) Differential test of every value A returned against
+every reference parameter of B: the value is accepted where a same-shaped mutant is rejected.
+(4) Creation test of each write: a made-up name it accepts and a consumer then takes. (5) Keep,
+per A, only the tests through its rows' own ids (below) or its created names. (6) Tools that never
+ran get name-only edges. A failed session stops probing rather than let its errors pass for hits.
+
 **Edge.** Tool A *produces* an entity a reference parameter of tool B *consumes*: a value A returns
 (not one it was given) is accepted by B's parameter where a value of the same shape that names
 nothing is rejected (:mod:`data.byo.probe`). That is the same relation the kit declares with

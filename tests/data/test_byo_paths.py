@@ -67,6 +67,8 @@ class FakeTree:
             return (CallOutcome("* main\nUntracked files:\n\tb.md\n", False) if p == ROOT
                     else CallOutcome(f"Error executing tool repo_status: {p}", True))
         if name == "list_dir":
+            if p in self.files:
+                return CallOutcome(f"ENOTDIR: not a directory, scandir '{p}'", True)
             if not self.is_dir(p):
                 return CallOutcome(f"ENOENT: no such file or directory, scandir '{p}'", True)
             names = sorted({f[len(p) + 1:].split("/")[0] for f in self.files if f.startswith(p + "/")})
@@ -117,6 +119,8 @@ def test_a_write_that_creates_the_name_it_is_given_produces_it() -> None:
     assert ("write_text", "read_text") in g.pairs()
     edge = next(e for e in g.edges if (e.producer, e.consumer) == ("write_text", "read_text"))
     assert edge.path == "created:path"
+    # a file it made is not a directory: failing differently from an unknown name is no dependency here
+    assert ("write_text", "list_dir") not in g.pairs()
 
 
 def test_made_up_references_have_no_spaces() -> None:

@@ -217,3 +217,24 @@ def test_a_broken_session_stops_probing_instead_of_accepting_everything() -> Non
     assert g.probe is not None and "timed out" in g.probe.broken
     assert all(x.value in ("ACC-0001", "ACC-0002") for x in g.probe.accepted())  # nothing accepted after the break
     assert len(g.probe.accepted()) <= 2
+
+
+def test_a_tool_tries_more_than_two_known_values() -> None:
+    """The first known paths are often directories (the root, a listed folder); a file reader must
+    get to the third."""
+    listing = [t("list_paths", {}, read_only=True), t("read_file", {"path": S}, read_only=True)]
+
+    class Files:
+        async def reset(self) -> None:
+            return None
+
+        async def call(self, name: str, args: dict[str, Any]) -> CallOutcome:
+            if name == "list_paths":
+                return CallOutcome(json.dumps([{"path": p} for p in ("/h", "/h/docs", "/h/a.txt")]), False)
+            if args["path"] == "/h/a.txt":
+                return CallOutcome(json.dumps({"lines": 3}), False)
+            return CallOutcome(f"'{args['path']}' is a directory" if args["path"] in ("/h", "/h/docs")
+                               else f"no such file '{args['path']}'", True)
+
+    g = asyncio.run(infer_graph(listing, discover(listing), Files(), GraphOptions()))
+    assert g.probe is not None and g.probe.runs["read_file"].args == {"path": "/h/a.txt"}
