@@ -18,6 +18,25 @@ def _hist(values: list[int]) -> dict[str, int]:
     return {str(k): v for k, v in sorted(Counter(values).items())}
 
 
+def shape_stats(examples: list[dict[str, Any]], splits: dict[str, list[int]], seed: int,
+                coverage: dict[str, int], min_tool_examples: int) -> dict[str, Any]:
+    """The keys of ``stats.json`` that depend only on the records (sizes, kinds, shapes, coverage):
+    shared by the kit's build and a user's server's (``data.byo.synth``), so the card and the
+    launcher read both alike."""
+    return {
+        "seed": seed,
+        "total": len(examples),
+        "splits": {s: len(v) for s, v in splits.items()},
+        "kinds": dict(sorted(Counter(ex["kind"] for ex in examples).items())),
+        "chain_length": _hist([len(ex["meta"].get("chain", [])) for ex in examples]),
+        "turns": _hist([ex["complexity"]["n_turns"] for ex in examples]),
+        "calls_per_example": _hist([ex["complexity"]["n_calls"] for ex in examples]),
+        "steps_per_example": _hist([ex["complexity"]["n_steps"] for ex in examples]),
+        "tool_coverage": coverage,
+        "tools_below_min": sorted(t for t, c in coverage.items() if c < min_tool_examples),
+    }
+
+
 def compute_stats(examples: list[dict[str, Any]], splits: dict[str, list[int]], catalog: Catalog,
                   graph: DependencyGraph, rejections: dict[str, int], cfg: SynthConfig, seed: int) -> dict[str, Any]:
     n = len(examples)
@@ -40,18 +59,9 @@ def compute_stats(examples: list[dict[str, Any]], splits: dict[str, list[int]], 
         return round(k / n, 4) if n else 0.0
 
     stats = {
-        "seed": seed,
-        "total": n,
-        "splits": {s: len(v) for s, v in splits.items()},
-        "kinds": dict(sorted(kinds.items())),
+        **shape_stats(examples, splits, seed, coverage, cfg.min_tool_examples),
         "per_domain": {d: dict(sorted(c.items())) for d, c in per_domain.items()},
         "multi_server": sum(1 for ex in examples if len(ex["servers"]) > 1),
-        "chain_length": _hist([len(ex["meta"].get("chain", [])) for ex in examples]),
-        "turns": _hist([ex["complexity"]["n_turns"] for ex in examples]),
-        "calls_per_example": _hist([ex["complexity"]["n_calls"] for ex in examples]),
-        "steps_per_example": _hist([ex["complexity"]["n_steps"] for ex in examples]),
-        "tool_coverage": coverage,
-        "tools_below_min": sorted(t for t, c in coverage.items() if c < cfg.min_tool_examples),
         "knob_rates": {
             "distractors": rate(sum(1 for ex in examples if ex["meta"].get("distractors"))),
             "enum_stripping": rate(sum(1 for ex in examples if ex["meta"].get("enum_stripped"))),

@@ -265,14 +265,12 @@ def write(out: Path, examples: list[dict[str, Any]], splits: dict[str, list[int]
             w.close()
 
 
-def _hist(values: list[int]) -> dict[str, int]:
-    return {str(k): v for k, v in sorted(Counter(values).items())}
-
-
 def compute_stats(examples: list[dict[str, Any]], splits: dict[str, list[int]], models: list[ServerModel],
                   rejections: dict[str, int], cfg: SynthConfig, seed: int) -> dict[str, Any]:
     """The keys ``data.card.compute_stats`` writes (so the card and the launcher read them alike),
     plus what is particular to a user's server: the inferred graph and what learning it cost."""
+    from data.card import shape_stats
+
     n = len(examples)
     kinds_n = Counter(ex["kind"] for ex in examples)
     coverage = {t: 0 for m in models for t in m.names}
@@ -284,17 +282,10 @@ def compute_stats(examples: list[dict[str, Any]], splits: dict[str, list[int]], 
         return round(k / n, 4) if n else 0.0
 
     return {
-        "seed": seed, "total": n, "splits": {s: len(v) for s, v in splits.items()},
-        "kinds": dict(sorted(kinds_n.items())),
+        **shape_stats(examples, splits, seed, coverage, cfg.min_tool_examples),
         "per_domain": {m.name: dict(sorted(Counter(ex["kind"] for ex in examples if m.name in ex["servers"]).items()))
                        for m in models},
         "multi_server": 0,
-        "chain_length": _hist([len(ex["meta"].get("chain", [])) for ex in examples]),
-        "turns": _hist([ex["complexity"]["n_turns"] for ex in examples]),
-        "calls_per_example": _hist([ex["complexity"]["n_calls"] for ex in examples]),
-        "steps_per_example": _hist([ex["complexity"]["n_steps"] for ex in examples]),
-        "tool_coverage": coverage,
-        "tools_below_min": sorted(t for t, c in coverage.items() if c < cfg.min_tool_examples),
         "knob_rates": {"distractors": 0.0, "enum_stripping": 0.0, "irrelevance": rate(kinds_n["irrelevance"]),
                        "missing_function": rate(kinds_n["clarification"] + kinds_n["abstention"]),
                        "parallel_steps": 0.0, "multi_server": 0.0},
