@@ -95,6 +95,12 @@ class SynthConfig:
             v = getattr(self, name)
             if any(x < 0 for x in v) or abs(sum(v) - 1.0) > 1e-6:
                 raise ValueError(f"{name} must be non-negative and sum to 1, got {v}")
+        if self.n_irrelevance > self.n_abstention_irrelevance:
+            # irrelevance is a share of *all* examples carved out of the abstention/irrelevance bucket:
+            # past the bucket it would make n_abstention negative and the build's targets impossible
+            raise ValueError(f"irrelevance_rate {self.irrelevance_rate} asks for {self.n_irrelevance} irrelevance examples "
+                             f"of {self.total}, more than n_abstention_irrelevance ({self.n_abstention_irrelevance}): "
+                             "lower irrelevance_rate or raise n_abstention_irrelevance")
         if self.world_pool < 1 or self.refresh_every < 1 or self.shard_size < 1 or self.context_per_type < 1:
             raise ValueError("world_pool, refresh_every, shard_size and context_per_type must be >= 1")
 
