@@ -211,7 +211,7 @@ def build(out: Path | str, seed: int = 0, size: str = "tiny", *, workers: int | 
             ex = r["example"]
             ex["id"] = f"prove-{seed}-{KIND_TAG[r['kind']]}-{r['slot']:06d}"
             final.append(ex)
-    knobs = Knobs(len(final), catalog, cfg.distractor_rate, cfg.distractor_range, cfg.enum_strip_rate, seed)
+    knobs = Knobs.of_catalog(len(final), catalog, cfg.distractor_rate, cfg.distractor_range, cfg.enum_strip_rate, seed)
     splits = assign_splits(final, cfg.splits, seed)
     write_all(out, final, splits, knobs, cfg.shard_size)
     from data.card import compute_stats, write_card

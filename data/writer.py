@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,28 +47,47 @@ def visible_tools(catalog: Catalog, servers: list[str], hidden: list[str]) -> li
 
 class Knobs:
     """Distractors and enum stripping for exact counts of the final examples, decided up front and
-    applied while streaming each record out (records never hold their tool lists in memory)."""
+    applied while streaming each record out (records never hold their tool lists in memory).
 
-    def __init__(self, n: int, catalog: Catalog, distractor_rate: float, distractor_range: tuple[int, int],
-                 enum_rate: float, seed: int) -> None:
-        self.catalog = catalog
+    ``tools`` is every server's user-visible tools (OpenAI format, listing order) by server: the
+    kit's catalog (:meth:`of_catalog`) or a user's own byo servers (``data.byo.synth``), so both
+    builds share one rule. An example sees its servers' tools minus its hidden ones; distractors
+    come from the other servers, never a name the example hides or already shows (the pool refuses
+    one name on two servers, so this only guards a pool built by hand). An example chosen for
+    distractors whose pool is empty (a single-server byo config) gets none: ``meta["distractors"]``
+    stays ``[]`` and the achieved rate, not the configured one, is what the stats report."""
+
+    def __init__(self, n: int, tools: Mapping[str, Sequence[dict[str, Any]]], distractor_rate: float,
+                 distractor_range: tuple[int, int], enum_rate: float, seed: int) -> None:
+        self.tools = tools
+        self.owner = {t["function"]["name"]: d for d, ts in tools.items() for t in ts}
+        self.schema = {t["function"]["name"]: t for ts in tools.values() for t in ts}
         self.rng = random.Random(stable_seed("knobs", seed))
         self.with_distractors = chosen(n, distractor_rate, self.rng)
         self.stripped = chosen(n, enum_rate, self.rng)
         self.range = distractor_range
-        self.all_tools = sorted(catalog.tools)
+        self.all_tools = sorted(self.owner)
+
+    @classmethod
+    def of_catalog(cls, n: int, catalog: Catalog, distractor_rate: float, distractor_range: tuple[int, int],
+                   enum_rate: float, seed: int) -> Knobs:
+        """The kit's knobs: the catalog's servers and their tools (what :func:`visible_tools` shows)."""
+        return cls(n, {d: visible_tools(catalog, [d], []) for d in catalog.domains}, distractor_rate,
+                   distractor_range, enum_rate, seed)
 
     def apply(self, i: int, ex: dict[str, Any]) -> None:
         """Fill ``ex["tools"]`` (what the model sees) and record the knobs in ``meta``."""
         meta = ex["meta"]
-        tools = visible_tools(self.catalog, ex["servers"], meta.get("hidden", []))
+        gone = set(meta.get("hidden", []))
+        tools = [t for d in ex["servers"] for t in self.tools[d] if t["function"]["name"] not in gone]
         meta["distractors"] = []
         if i in self.with_distractors:
             banned = set(ex["servers"]) | set(meta.get("source_domains", []))
-            pool = [t for t in self.all_tools if self.catalog.tools[t].domain not in banned]
+            shown = gone | {t["function"]["name"] for t in tools}
+            pool = [t for t in self.all_tools if self.owner[t] not in banned and t not in shown]
             picks = self.rng.sample(pool, min(len(pool), self.rng.randint(*self.range)))
             for name in picks:
-                tools.insert(self.rng.randrange(len(tools) + 1), self.catalog.tools[name].openai())
+                tools.insert(self.rng.randrange(len(tools) + 1), self.schema[name])
             meta["distractors"] = picks
         meta["enum_stripped"] = i in self.stripped
         if meta["enum_stripped"]:
