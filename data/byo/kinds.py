@@ -11,7 +11,9 @@
 * **abstention** — the requested action's tool is hidden, with its name siblings (same verb:
   ``read_file`` beside ``read_text_file``), so no visible tool does it: refuse, no call.
 * **irrelevance** — the visible tools are another byo server's (when the run has several) or the
-  server's own with a request none of them serves: refuse, no call.
+  server's own with a request none of them serves: refuse, no call. A request realised on another
+  server names it in ``meta["source_domains"]`` (as the kit does), so ``data.writer.Knobs`` never
+  draws that server's tools as distractors: they would make the refusal wrong.
 
 Each builder returns the record dict of Contract 2 (``prove_jax.records.Example`` checks it when
 written) plus the recorded result of every gold call, in step order, for replay validation.
@@ -237,5 +239,7 @@ def irrelevance(model: ServerModel, index: int, rng: random.Random, seed: int,
     turn = {"user": user, "gold": [], "reply": refusal("do that" if other else words, "irrelevance", rng)}
     meta = {"chain": [], "persona": voice.style, "requested": requested,
             "states": ["query", "turn", "response", "continuation"]}
+    if other is not None:  # as the kit records it: where the request was realised (no distractor from there)
+        meta["source_domains"] = [other[0].name]
     return Built(_record("irrelevance", model, [model.name], model.openai,
                          system_prompt(model.name, model.root, rng), [turn], seed, meta), [])

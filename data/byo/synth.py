@@ -16,16 +16,25 @@ Method (each step's module says why):
 5. **Replay** every example with gold calls on a fresh session: each call must be visible, fit its
    schema, succeed and return exactly the recorded result; rejects are counted by reason.
 6. **Dedup** (``data.validate.jaccard_dedup`` on gold-call sets, slot order), exact per-kind counts
-   (more rounds while a kind is short), splits (``data.writer.assign_splits``), files
-   (``data.writer.SplitWriter`` through ``prove_jax.records.Example``), quality figures (the kit's
+   (more rounds while a kind is short), splits (``data.writer.assign_splits``), the robustness
+   knobs and files (``data.writer.write_all``: ``Knobs``, then ``SplitWriter`` through
+   ``prove_jax.records.Example``), quality figures (the kit's
    ``data.quality`` measures: description overlap against the *server's* descriptions, param echo),
    the card (``data.card.write_card``); a server whose fixture was empty and was seeded through its
    write tools (:func:`data.byo.sampling.seed_if_empty`) gets its seed calls written beside the
    splits (``byo_seed.json``): the later stages' pools start from the same state.
 
 Slots run concurrently (each on its own session) but results are gathered in slot order, so the
-output depends on the seed alone. The kit's knobs (distractors, enum stripping) draw on the kit's
-catalog and are not applied.
+output depends on the seed alone.
+
+The kit's robustness knobs are applied as the kit applies them (``data.writer.Knobs``, exact counts
+of the final examples, chosen from the seed): ``enum_strip_rate`` strips ``enum`` from the tool
+schemas of that many examples; ``distractor_rate`` inserts ``distractor_range`` tools of the run's
+*other* byo servers (never the example's own, never one it hides, never the server an irrelevance
+request came from) at random positions. With one server there is nothing to draw from, so no
+example gets distractors and the stats and card report the achieved rate (0.0): every tool of the
+user's server is already visible, and drawing tools from the kit's catalog instead would teach the
+model about servers the user does not have.
 """
 
 from __future__ import annotations
@@ -47,11 +56,10 @@ from data.byo.realise import FATAL, ServerModel, realise, study
 from data.config import SynthConfig
 from data.quality import _calls, _said, _words, echoes_params, runs
 from data.validate import jaccard_dedup
-from data.writer import SPLITS, SplitWriter, assign_splits, dumps
+from data.writer import Knobs, assign_splits, write_all
 from prove_jax.env.byo import ByoBackend, ServerSpec
 from prove_jax.env.byo.seeding import SeedCall, write_seed_calls
 from prove_jax.env.pool import MCPPool
-from prove_jax.records import Example
 
 TAG = {"conversation": "conv", "clarification": "clar", "abstention": "abst", "irrelevance": "irr"}
 
@@ -237,8 +245,10 @@ async def _build(out: Path, specs: list[ServerSpec], seed: int, cfg: SynthConfig
             final.append(o.record)
     t = time.perf_counter()
     write_seed_calls(out, {m.name: [SeedCall(c.tool, c.args) for c in m.state.seeded] for m in models})
+    knobs = Knobs(len(final), {m.name: m.openai for m in models}, cfg.distractor_rate, cfg.distractor_range,
+                  cfg.enum_strip_rate, seed)
     splits = assign_splits(final, cfg.splits, seed)
-    write(out, final, splits, cfg.shard_size)
+    write_all(out, final, splits, knobs, cfg.shard_size)  # tool lists are dropped once written
     stats = compute_stats(final, splits, models, dict(rejections), cfg, seed)
     stats["quality"] = quality(final, models)
     stats["quality"]["rejection_rate"] = round(sum(rejections.values()) / max(1, len(outcomes)), 4)
@@ -247,22 +257,21 @@ async def _build(out: Path, specs: list[ServerSpec], seed: int, cfg: SynthConfig
     write_card(stats, out, final, intro=(
         f"Built by `data.byo.synth` with seed {seed}: {len(final)} examples against the user's own MCP servers "
         f"({', '.join(s.name for s in specs)}); every gold call was executed on a live session and replayed on a "
-        "fresh one with the same result."))
+        "fresh one with the same result. " + knob_note(stats, cfg, len(models))))
     timings["write"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - t0
     return ByoBuildResult(out, stats, dict(timings), slot)
 
 
-def write(out: Path, examples: list[dict[str, Any]], splits: dict[str, list[int]], shard_size: int) -> None:
-    """Every record through the typed Example (a missing field fails here), to JSONL + ArrayRecord."""
-    split_of = {i: s for s, idx in splits.items() for i in idx}
-    writers = {s: SplitWriter(out, s, len(splits[s]), shard_size) for s in SPLITS}
-    try:
-        for i, ex in enumerate(examples):
-            writers[split_of[i]].write(dumps(Example.from_dict(ex).to_dict()))
-    finally:
-        for w in writers.values():
-            w.close()
+def knob_note(stats: dict[str, Any], cfg: SynthConfig, n_servers: int) -> str:
+    """The card's word on the knobs: the achieved rates, and why a single server gets no distractors."""
+    r = stats["knob_rates"]
+    note = (f"Enum stripping on {r['enum_stripping']:.0%} of examples; distractor tools from the run's other servers "
+            f"on {r['distractors']:.0%} (configured {cfg.enum_strip_rate:.0%} and {cfg.distractor_rate:.0%}).")
+    if n_servers == 1 and cfg.distractor_rate > 0:
+        note += (" With one server there are no distractors: every tool of it is already visible, and tools from "
+                 "elsewhere (the kit's servers) would teach the model about servers the user does not have.")
+    return note
 
 
 def compute_stats(examples: list[dict[str, Any]], splits: dict[str, list[int]], models: list[ServerModel],
@@ -286,7 +295,9 @@ def compute_stats(examples: list[dict[str, Any]], splits: dict[str, list[int]], 
         "per_domain": {m.name: dict(sorted(Counter(ex["kind"] for ex in examples if m.name in ex["servers"]).items()))
                        for m in models},
         "multi_server": 0,
-        "knob_rates": {"distractors": 0.0, "enum_stripping": 0.0, "irrelevance": rate(kinds_n["irrelevance"]),
+        "knob_rates": {"distractors": rate(sum(1 for ex in examples if ex["meta"]["distractors"])),
+                       "enum_stripping": rate(sum(1 for ex in examples if ex["meta"]["enum_stripped"])),
+                       "irrelevance": rate(kinds_n["irrelevance"]),
                        "missing_function": rate(kinds_n["clarification"] + kinds_n["abstention"]),
                        "parallel_steps": 0.0, "multi_server": 0.0},
         "info_levels": dict(sorted(Counter(ex["meta"].get("info_level", "complete") for ex in examples
