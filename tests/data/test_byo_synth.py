@@ -78,6 +78,20 @@ def test_every_kind_and_the_build_layout(built: tuple[ServerSpec, ByoBuildResult
             assert ex["turns"][0]["reply"].rstrip().endswith("?") and len(ex["turns"]) == 2
 
 
+def test_the_knobs_with_one_server(built: tuple[ServerSpec, ByoBuildResult, Path]) -> None:
+    """Enums stripped on exactly the configured count; no distractors (one server: nothing to draw
+    from), and the stats and card say so with the achieved rates."""
+    _, res, tmp = built
+    exs = _examples(tmp / "data")
+    stripped = [ex for ex in exs if ex["meta"]["enum_stripped"]]
+    assert len(stripped) == round(CFG.enum_strip_rate * len(exs)) > 0
+    assert all('"enum"' not in json.dumps(ex["tools"]) for ex in stripped)
+    assert CFG.distractor_rate > 0 and all(ex["meta"]["distractors"] == [] for ex in exs)
+    assert res.stats["knob_rates"]["distractors"] == 0.0
+    assert res.stats["knob_rates"]["enum_stripping"] == round(len(stripped) / len(exs), 4)
+    assert "With one server there are no distractors" in (tmp / "data" / "README.md").read_text()
+
+
 def test_quality_bars_and_bounded_rejects(built: tuple[ServerSpec, ByoBuildResult, Path]) -> None:
     _, res, tmp = built
     q = res.stats["quality"]
