@@ -64,14 +64,20 @@ def copy_run(src: Path, dst: Path, drop: Sequence[str] = ()) -> Path:
 
 
 # ---- arms ----------------------------------------------------------------------------------------
-def grpo_run(start: Path, dst: Path, seed: int, steps: int, lr: float, data: list[str], extra: Sequence[str] = ()
-             ) -> dict[str, Any]:
+def grpo_run(start: Path, dst: Path, seed: int, steps: int, lr: float, data: list[str], extra: Sequence[str] = (),
+             *, config: str = CONFIG, grpo: Sequence[str] = GRPO) -> dict[str, Any]:
     """GRPO from ``start``'s SFT checkpoint (``stages=[grpo, eval]``; the seed changes the prompt
-    order and every sampling seed). Returns the held-out eval, the metrics rows and the update
-    tokens (every row of every update, prompt included: what the equal-compute SFT arm matches)."""
+    order and every sampling seed) under launch config ``config`` with the overrides ``grpo``.
+    Returns :func:`grpo_result`."""
     run = copy_run(start, dst)
-    launch(["--config", CONFIG, f"out_dir={run}", f"seed={seed}", "stages=[grpo, eval]", *data, *GRPO,
+    launch(["--config", config, f"out_dir={run}", f"seed={seed}", "stages=[grpo, eval]", *data, *grpo,
             f"grpo.steps={steps}", f"grpo.optim.lr={lr}", *extra])
+    return grpo_result(run, seed)
+
+
+def grpo_result(run: Path, seed: int) -> dict[str, Any]:
+    """A finished GRPO run's held-out eval, metrics rows and update tokens (every row of every
+    update, prompt included: what the equal-compute SFT arm matches)."""
     rows = metrics(run, "grpo")
     return {"seed": seed, "tool": read_eval(run, "grpo"), "rows": rows,
             "update_tokens": sum(float(r.get("update_tokens", 0.0)) for r in rows),
