@@ -23,8 +23,12 @@ JS_DATE = Rewrite(r"\w{3} \w{3} \d\d \d{4} \d\d:\d\d:\d\d GMT[+-]\d{4} \([^)]*\)
 """How server-filesystem prints an mtime (``Date.toString``): masked, since a file written during an
 episode gets the wall clock."""
 
-SNAPSHOT_FILES = ["{python}", "-c", "import json, pathlib; print(json.dumps({str(p): p.read_text() for p in "
-                  "sorted(pathlib.Path('.').rglob('*')) if p.is_file()}, sort_keys=True))"]
+SNAPSHOT_FILES = ["{python}", "-c", "import json, pathlib; print(json.dumps({str(p): p.read_text() if p.is_file() else None "
+                  "for p in sorted(pathlib.Path('.').rglob('*')) if p.is_file() or (p.is_dir() and not p.is_symlink())}, "
+                  "sort_keys=True))"]
+"""Every file's text and every directory (as null): a directory a session makes is state too (a
+snapshot of files only saw ``create_directory`` change nothing, so synthesis dropped the call but
+its directory stayed, and the chain's later calls no longer replayed)."""
 
 
 def node_server(package: str) -> str:

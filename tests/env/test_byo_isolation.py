@@ -78,7 +78,8 @@ def test_filesystem_sessions_are_isolated(tmp_path: Path) -> None:
         async with pool_of([filesystem_spec(tmp_path)], tmp_path / "run") as pool:
             together = await _concurrent_vs_solo(pool, "files", [_files_script(k) for k in range(N)])
             for k, (results, snapshot) in enumerate(together):
-                assert sorted(snapshot) == ["docs/readme.txt", f"notes/n{k}.txt"]
+                assert sorted(snapshot) == ["docs", "docs/readme.txt", "notes", f"notes/n{k}.txt"]  # the link out is not followed
+                assert snapshot["notes"] is None  # a directory: state, with no text
                 assert snapshot["docs/readme.txt"] == f"hello from the session {k}\n"
                 assert results[3] == f"False [FILE] n{k}.txt", "another session's file is visible"
                 assert "<time>" in results[4]
@@ -153,3 +154,15 @@ def test_a_url_server_that_isolates_connections_keeps_sessions_apart(tmp_path: P
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_a_directory_a_session_makes_changes_its_filesystem_snapshot(tmp_path: Path) -> None:
+    """Synthesis keeps a write only if it changes the snapshot: a snapshot blind to directories made
+    ``create_directory`` look like a no-op, so its call was dropped while its directory stayed."""
+    async def go() -> None:
+        async with pool_of([filesystem_spec(tmp_path)], tmp_path / "run") as pool:
+            results, snapshot = await play(pool, "files", [("create_directory", {"path": "/workspace/empty"})])
+            assert results == ["False Successfully created directory /workspace/empty"]
+            assert "empty" in snapshot and snapshot["empty"] is None
+
+    run(go())
