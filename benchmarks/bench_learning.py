@@ -39,7 +39,9 @@
    29 of 175 tool examples, 3.31 -> 6.56 gold calls per tool example, ~2x). That SFT's transcript
    cap is the longest repeated gold transcript, so it trains on the same examples as the base
    SFT. Then GRPO with full PROVE vs ``reward.variant=recall_only`` from it, seeds each: calls
-   per episode, coverage and R_eff, and the over-calling start's calls per episode.
+   per episode, coverage and R_eff, and the over-calling start's calls per episode. Arms run
+   seed-major (full, then recall-only, per seed), so a run cut short leaves paired arms; a rerun in
+   the same ``--out`` reads back the over-calling SFT, its start's eval and every finished arm.
 4. **Paper Fig. 3** as PNGs under ``--out``: ``fig3_grpo.png`` (the learning part's GRPO) and
    ``fig3_ablation.png`` (full vs recall-only): the training reward and each component per step,
    bold the mean over seeds, faint each seed, R_eff on its own axis.
@@ -187,27 +189,37 @@ def ablation(out: Path, base: Path, args: argparse.Namespace, common: list[str])
           f"{stats['no_call']}; gold calls per tool example {stats['gold_calls_per_tool_example'][0]:.2f} -> "
           f"{stats['gold_calls_per_tool_example'][1]:.2f}; transcript cap {stats['max_tokens']} "
           f"(base {stats['base_cap']})", flush=True)
-    over = lib.copy_run(base, out / "sft_overcall", drop=("sft", "eval", "data", "caps.json"))
-    launch(["--config", lib.CONFIG, f"out_dir={over}", "stages=[sft]", *common, f"data.dir={out / 'data_overcall'}",
-            f"episode.max_tokens={stats['max_tokens']}", f"engine.max_len={stats['max_tokens']}",
-            f"sft.max_steps={args.sft_steps}", f"sft.optim.decay_steps={args.sft_steps}", "checkpoint.every=1000"])
+    # a rerun in the same --out reads back what a killed run finished (the over-calling SFT is
+    # ~1 h on 2 cores; each arm ~10 min): the SFT, the start's eval, each finished arm
+    over = out / "sft_overcall"
+    if not (over / "sft" / "summary.json").exists():
+        lib.copy_run(base, over, drop=("sft", "eval", "data", "caps.json"))
+        launch(["--config", lib.CONFIG, f"out_dir={over}", "stages=[sft]", *common, f"data.dir={out / 'data_overcall'}",
+                f"episode.max_tokens={stats['max_tokens']}", f"engine.max_len={stats['max_tokens']}",
+                f"sft.max_steps={args.sft_steps}", f"sft.optim.decay_steps={args.sft_steps}", "checkpoint.every=1000"])
     done = json.loads((over / "sft" / "summary.json").read_text())
     print(f"over-calling SFT: {done['steps']} steps on {done['rows']} gold transcripts (left out: {done['dropped']})")
-    start = lib.copy_run(base, out / "overcall_start", drop=("sft",))  # base data, caps and eval of initial
-    shutil.copytree(over / "sft", start / "sft")
-    (start / "eval" / "sft.json").unlink(missing_ok=True)
-    launch(["--config", lib.CONFIG, f"out_dir={start}", "stages=[eval]", *common])
+    start = out / "overcall_start"
+    if not (start / "eval" / "sft.json").exists():
+        lib.copy_run(base, start, drop=("sft",))  # base data, caps and eval of initial
+        (start / "eval" / "sft.json").unlink(missing_ok=True)  # the base SFT's: the start's is evaluated
+        shutil.copytree(over / "sft", start / "sft")
+        launch(["--config", lib.CONFIG, f"out_dir={start}", "stages=[eval]", *common])
     oc = lib.read_eval(start, "sft")
     budget = 1.5 * oc["gold_calls_per_episode"]
     print(f"over-calling SFT start: calls/ep {oc['calls_per_episode']:.2f} (gold {oc['gold_calls_per_episode']:.2f}, "
           f"budget ~{budget:.2f}), R_eff {oc['eff']:.3f}, coverage {oc['cov']:.3f}, tool reward {oc['reward']:.3f}",
           flush=True)
 
-    arms: dict[str, list[dict[str, Any]]] = {}
-    for name, extra in (("full PROVE", []), ("recall-only", ["reward.variant=recall_only"])):
-        tag = name.split()[0].replace("-", "_")
-        arms[name] = [lib.grpo_run(start, out / f"ablation_{tag}_seed{s}", s, args.ablation_grpo_steps, args.grpo_lr,
-                                   common, extra) for s in args.seeds]
+    arms: dict[str, list[dict[str, Any]]] = {"full PROVE": [], "recall-only": []}
+    for s in args.seeds:  # seed-major: a run cut short still leaves paired arms
+        for name, extra in (("full PROVE", []), ("recall-only", ["reward.variant=recall_only"])):
+            dst = out / f"ablation_{name.split()[0].replace('-', '_')}_seed{s}"
+            done_arm = (dst / "eval" / "grpo.json").exists()
+            arms[name].append(lib.grpo_result(dst, s) if done_arm else
+                              lib.grpo_run(start, dst, s, args.ablation_grpo_steps, args.grpo_lr, common, extra))
+            print(f"  {name} seed {s}: calls/ep {arms[name][-1]['tool']['calls_per_episode']:.2f}"
+                  f"{' (read back)' if done_arm else ''}", flush=True)
     means: dict[str, dict[str, float]] = {}
     for name, runs in arms.items():
         m = {k: statistics.fmean(r["tool"][k] for r in runs) for k in ("calls_per_episode", "cov", "eff", "reward")}
