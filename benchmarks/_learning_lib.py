@@ -75,6 +75,15 @@ def grpo_run(start: Path, dst: Path, seed: int, steps: int, lr: float, data: lis
     return grpo_result(run, seed)
 
 
+def grpo_arm(start: Path, dst: Path, seed: int, steps: int, lr: float, data: list[str], extra: Sequence[str] = (),
+             *, config: str = CONFIG, grpo: Sequence[str] = GRPO) -> tuple[dict[str, Any], bool]:
+    """:func:`grpo_run`, or, when ``dst`` already holds its eval (a rerun of a benchmark that was
+    cut short), that run read back; the flag says which."""
+    if (dst / "eval" / "grpo.json").exists():
+        return grpo_result(dst, seed), True
+    return grpo_run(start, dst, seed, steps, lr, data, extra, config=config, grpo=grpo), False
+
+
 def grpo_result(run: Path, seed: int) -> dict[str, Any]:
     """A finished GRPO run's held-out eval, metrics rows and update tokens (every row of every
     update, prompt included: what the equal-compute SFT arm matches)."""

@@ -215,9 +215,8 @@ def ablation(out: Path, base: Path, args: argparse.Namespace, common: list[str])
     for s in args.seeds:  # seed-major: a run cut short still leaves paired arms
         for name, extra in (("full PROVE", []), ("recall-only", ["reward.variant=recall_only"])):
             dst = out / f"ablation_{name.split()[0].replace('-', '_')}_seed{s}"
-            done_arm = (dst / "eval" / "grpo.json").exists()
-            arms[name].append(lib.grpo_result(dst, s) if done_arm else
-                              lib.grpo_run(start, dst, s, args.ablation_grpo_steps, args.grpo_lr, common, extra))
+            res, done_arm = lib.grpo_arm(start, dst, s, args.ablation_grpo_steps, args.grpo_lr, common, extra)
+            arms[name].append(res)
             print(f"  {name} seed {s}: calls/ep {arms[name][-1]['tool']['calls_per_episode']:.2f}"
                   f"{' (read back)' if done_arm else ''}", flush=True)
     means: dict[str, dict[str, float]] = {}

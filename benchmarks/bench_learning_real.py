@@ -109,11 +109,9 @@ def base_run(out: Path, args: argparse.Namespace, common: list[str]) -> Path:
 def grpo_seed(base: Path, out: Path, seed: int, args: argparse.Namespace, common: list[str]) -> dict[str, Any]:
     """One GRPO seed from the warm-up, or its finished run read back."""
     dst = out / f"grpo_seed{seed}"
-    if (dst / "eval" / "grpo.json").exists():
+    res, done = lib.grpo_arm(base, dst, seed, args.grpo_steps, args.grpo_lr, common, config=CONFIG, grpo=GRPO)
+    if done:
         print(f"GRPO seed {seed}: done in {dst}, read back", flush=True)
-        res = lib.grpo_result(dst, seed)
-    else:
-        res = lib.grpo_run(base, dst, seed, args.grpo_steps, args.grpo_lr, common, config=CONFIG, grpo=GRPO)
     res["pair"] = grpo_vs_sft(dst / "eval")
     res["tool_rewards"] = json.loads((dst / "eval" / "grpo.json").read_text())["tool_rewards"]
     return res
