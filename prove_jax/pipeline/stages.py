@@ -292,7 +292,8 @@ def _plot_eval(table: dict[str, dict[str, Any]], path: Any, view: str) -> None:
 
     keys = ["tool_reward", "tool_success", "parsed_call_fraction", "no_call_reward"]
     labels = ["tool reward ± 1 SE\n(paper's, tool examples)", "success\n(share of tool examples)",
-              "parsed-call fraction\n(turns, tool examples)", "no-call reward\n(abstention term)"]
+              "parsed-call fraction\n(turns, tool examples)",
+              "no-call reward (abstention:\n1 per example answered\nwith no call; a model\nthat never calls gets 1)"]
     if any("tool_train_reward" in r for r in table.values()):  # a run trained on another reward
         keys.insert(1, "tool_train_reward")
         labels.insert(1, "train reward\n(the run's own, tool examples)")
