@@ -42,6 +42,10 @@
    per episode, coverage and R_eff, and the over-calling start's calls per episode. Arms run
    seed-major (full, then recall-only, per seed), so a run cut short leaves paired arms; a rerun in
    the same ``--out`` reads back the over-calling SFT, its start's eval and every finished arm.
+   ``--ablation-temperature T`` samples the arms' GRPO at T (their directories and RESULT names
+   get ``_tT``, a dot spelled ``p``): at the config's 1.0 the over-calling start's training
+   episodes make 1.4-2.1 calls, under its 2.93 greedy ones, so R_eff barely binds where GRPO
+   learns (2026-11-28 runs); a lower T keeps the samples nearer the greedy policy.
 4. **Paper Fig. 3** as PNGs under ``--out``: ``fig3_grpo.png`` (the learning part's GRPO) and
    ``fig3_ablation.png`` (full vs recall-only): the training reward and each component per step,
    bold the mean over seeds, faint each seed, R_eff on its own axis.
@@ -211,10 +215,13 @@ def ablation(out: Path, base: Path, args: argparse.Namespace, common: list[str])
           f"budget ~{budget:.2f}), R_eff {oc['eff']:.3f}, coverage {oc['cov']:.3f}, tool reward {oc['reward']:.3f}",
           flush=True)
 
+    # another sampling temperature is another experiment: its arms get their own directories
+    temp = [] if args.ablation_temperature is None else [f"grpo.sampling.temperature={args.ablation_temperature}"]
+    tag = "" if args.ablation_temperature is None else f"_t{args.ablation_temperature:g}".replace(".", "p")
     arms: dict[str, list[dict[str, Any]]] = {"full PROVE": [], "recall-only": []}
     for s in args.seeds:  # seed-major: a run cut short still leaves paired arms
-        for name, extra in (("full PROVE", []), ("recall-only", ["reward.variant=recall_only"])):
-            dst = out / f"ablation_{name.split()[0].replace('-', '_')}_seed{s}"
+        for name, extra in (("full PROVE", temp), ("recall-only", [*temp, "reward.variant=recall_only"])):
+            dst = out / f"ablation_{name.split()[0].replace('-', '_')}{tag}_seed{s}"
             res, done_arm = lib.grpo_arm(start, dst, s, args.ablation_grpo_steps, args.grpo_lr, common, extra)
             arms[name].append(res)
             print(f"  {name} seed {s}: calls/ep {arms[name][-1]['tool']['calls_per_episode']:.2f}"
@@ -235,12 +242,13 @@ def ablation(out: Path, base: Path, args: argparse.Namespace, common: list[str])
           f"{recall['calls_per_episode']:.2f} vs {full['calls_per_episode']:.2f} calls/ep -> "
           f"{'more verbose, as in the paper' if recall['calls_per_episode'] > full['calls_per_episode'] else 'NOT more verbose'}"
           , flush=True)
-    fig = lib.plot_fig3({n: [r["rows"] for r in runs] for n, runs in arms.items()}, out / "fig3_ablation.png",
-                        f"Reward ablation from an over-calling SFT start: GRPO training reward and components per step "
+    fig = lib.plot_fig3({n: [r["rows"] for r in runs] for n, runs in arms.items()}, out / f"fig3_ablation{tag}.png",
+                        f"Reward ablation from an over-calling SFT start: GRPO (T {args.ablation_temperature or 1.0:g}) training reward "
+                        "and components per step "
                         f"(totals differ by design: recall-only's is R_cov; bold: mean over {len(args.seeds)} seeds, "
                         "faint: each seed)")
     print(f"Fig. 3 (ablation): {fig}")
-    return [
+    rows: list[Result] = [
         ("ablation_overcall_sft_calls_per_episode", oc["calls_per_episode"], "calls", f"> {budget:.2f} (budget)"),
         ("ablation_full_calls_per_episode", full["calls_per_episode"], "calls", "none"),
         ("ablation_recall_only_calls_per_episode", recall["calls_per_episode"], "calls", "> full (paper)"),
@@ -249,6 +257,7 @@ def ablation(out: Path, base: Path, args: argparse.Namespace, common: list[str])
         ("ablation_full_eff", full["eff"], "reward", "none"),
         ("ablation_recall_only_eff", recall["eff"], "reward", "< full"),
     ]
+    return [(n if n.startswith("ablation_overcall") else n + tag, v, u, g) for n, v, u, g in rows]
 
 
 def main() -> None:
@@ -263,6 +272,8 @@ def main() -> None:
     ap.add_argument("--sft-continued-lr", type=float, default=2e-4,
                     help="the equal-compute control's constant rate (default: where the base SFT's cosine ends)")
     ap.add_argument("--ablation-grpo-steps", type=int, default=25)
+    ap.add_argument("--ablation-temperature", type=float, default=None,
+                    help="the ablation's GRPO sampling temperature (default: the config's 1.0)")
     ap.add_argument("--overcall-copies", type=int, default=3, help="times each gold call is made in the over-calling SFT")
     ap.add_argument("--eval-limit", type=int, default=0, help="evaluate on this many held-out examples (0: all; smoke runs)")
     ap.add_argument("--no-ablation", action="store_true", help="the same as --part learning")
