@@ -242,8 +242,9 @@ def ablation(out: Path, base: Path, args: argparse.Namespace, common: list[str])
           f"{recall['calls_per_episode']:.2f} vs {full['calls_per_episode']:.2f} calls/ep -> "
           f"{'more verbose, as in the paper' if recall['calls_per_episode'] > full['calls_per_episode'] else 'NOT more verbose'}"
           , flush=True)
+    ran = json.loads((out / f"ablation_full{tag}_seed{args.seeds[0]}" / "config.json").read_text())["grpo"]["sampling"]
     fig = lib.plot_fig3({n: [r["rows"] for r in runs] for n, runs in arms.items()}, out / f"fig3_ablation{tag}.png",
-                        f"Reward ablation from an over-calling SFT start: GRPO (T {args.ablation_temperature or 1.0:g}) training reward "
+                        f"Reward ablation from an over-calling SFT start: GRPO (T {ran['temperature']:g}) training reward "
                         "and components per step "
                         f"(totals differ by design: recall-only's is R_cov; bold: mean over {len(args.seeds)} seeds, "
                         "faint: each seed)")
@@ -273,7 +274,7 @@ def main() -> None:
                     help="the equal-compute control's constant rate (default: where the base SFT's cosine ends)")
     ap.add_argument("--ablation-grpo-steps", type=int, default=25)
     ap.add_argument("--ablation-temperature", type=float, default=None,
-                    help="the ablation's GRPO sampling temperature (default: the config's 1.0)")
+                    help="the ablation's GRPO sampling temperature (default: the config's)")
     ap.add_argument("--overcall-copies", type=int, default=3, help="times each gold call is made in the over-calling SFT")
     ap.add_argument("--eval-limit", type=int, default=0, help="evaluate on this many held-out examples (0: all; smoke runs)")
     ap.add_argument("--no-ablation", action="store_true", help="the same as --part learning")
