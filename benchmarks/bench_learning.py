@@ -46,6 +46,8 @@
    get ``_tT``, a dot spelled ``p``): at the config's 1.0 the over-calling start's training
    episodes make 1.4-2.1 calls, under its 2.93 greedy ones, so R_eff barely binds where GRPO
    learns (2026-11-28 runs); a lower T keeps the samples nearer the greedy policy.
+   ``--learning-temperature T`` does the same for the learning part's GRPO arms and their
+   controls (a control's length follows its arms' update tokens).
 4. **Paper Fig. 3** as PNGs under ``--out``: ``fig3_grpo.png`` (the learning part's GRPO) and
    ``fig3_ablation.png`` (full vs recall-only): the training reward and each component per step,
    bold the mean over seeds, faint each seed, R_eff on its own axis.
@@ -99,6 +101,14 @@ from prove_jax.launch import main as launch
 Result = tuple[str, float, str, str]
 
 
+def temperature(t: float | None) -> tuple[list[str], str]:
+    """GRPO sampling at ``t`` (None: the config's): its override and the tag its directories,
+    figure and RESULT names get (``_t0p7``), because another temperature is another experiment."""
+    if t is None:
+        return [], ""
+    return [f"grpo.sampling.temperature={t}"], f"_t{t:g}".replace(".", "p")
+
+
 def base_run(out: Path, args: argparse.Namespace, common: list[str]) -> Path:
     """The base run (made once per ``--out``: a rerun skips its finished stages)."""
     base = out / "base"
@@ -115,7 +125,12 @@ def learning(out: Path, base: Path, args: argparse.Namespace, common: list[str])
     sft, initial = lib.read_eval(base, "sft"), lib.read_eval(base, "initial")
     print(f"\nheld-out tool examples: {sft['n']}; initial reward {initial['reward']:.3f}, SFT {sft['reward']:.3f} "
           f"(parsed {sft['parsed_call_fraction']:.2f}, calls/ep {sft['calls_per_episode']:.2f})", flush=True)
-    runs = [lib.grpo_run(base, out / f"grpo_seed{s}", s, args.grpo_steps, args.grpo_lr, common) for s in args.seeds]
+    temp, tag = temperature(args.learning_temperature)
+    runs = []
+    for s in args.seeds:  # a rerun in the same --out reads back each finished arm
+        res, done_arm = lib.grpo_arm(base, out / f"grpo{tag}_seed{s}", s, args.grpo_steps, args.grpo_lr, common, temp)
+        runs.append(res)
+        print(f"  GRPO seed {s}: tool reward {res['tool']['reward']:.3f}{' (read back)' if done_arm else ''}", flush=True)
     rewards = [r["tool"]["reward"] for r in runs]
     mean, spread = statistics.fmean(rewards), lib.spread(rewards)
     margin = mean - sft["reward"]
@@ -133,8 +148,9 @@ def learning(out: Path, base: Path, args: argparse.Namespace, common: list[str])
           f"(SFT {check['template'][0]}); same tokenization: {check['tokenizer']}", flush=True)
     conts: list[dict[str, Any]] = []
     for s in args.seeds:
-        first = out / f"sft_continued_seed{args.seeds[0]}" / "eval" / "initial.json"
-        conts.append(lib.sft_continued_run(base, out / f"sft_continued_seed{s}", s, steps, args.sft_continued_lr,
+        # the control's step count follows its GRPO arms' tokens: a temperature's controls are its own
+        first = out / f"sft_continued{tag}_seed{args.seeds[0]}" / "eval" / "initial.json"
+        conts.append(lib.sft_continued_run(base, out / f"sft_continued{tag}_seed{s}", s, steps, args.sft_continued_lr,
                                            common, initial_eval=first if conts else None))
     start = conts[0]["start"]  # greedy eval of the same weights: every figure must agree exactly
     same = all(start.get(k) == v for k, v in sft.items() if isinstance(v, int | float))
@@ -165,12 +181,14 @@ def learning(out: Path, base: Path, args: argparse.Namespace, common: list[str])
     print(f"GRPO vs equal-compute SFT: {mean:.3f} vs {c_mean:.3f} (control spread {c_spread:.3f}), margin "
           f"{c_margin:+.3f} -> {'GRPO helps beyond more SFT' if c_margin > both else 'NOT beyond more SFT'} "
           f"(needs > {both:.3f}, the larger spread)", flush=True)
-    fig = lib.plot_fig3({"GRPO, full PROVE reward": [r["rows"] for r in runs]}, out / "fig3_grpo.png",
-                        f"Paper Fig. 3 on the tiny model: GRPO training reward and its components per step "
+    ran = json.loads((out / f"grpo{tag}_seed{args.seeds[0]}" / "config.json").read_text())["grpo"]["sampling"]
+    fig = lib.plot_fig3({"GRPO, full PROVE reward": [r["rows"] for r in runs]}, out / f"fig3_grpo{tag}.png",
+                        f"Paper Fig. 3 on the tiny model: GRPO (T {ran['temperature']:g}) training reward and its "
+                        "components per step "
                         f"({args.grpo_steps} steps of 8 prompts x 8 samples from the SFT checkpoint; bold: mean over "
                         f"{len(runs)} seeds, faint: each seed)")
     print(f"Fig. 3: {fig}")
-    return [
+    rows: list[Result] = [
         ("learning_sft_tool_reward", sft["reward"], "reward", "none"),
         ("learning_grpo_tool_reward_mean", mean, "reward", "> sft + spread"),
         ("learning_grpo_seed_spread", spread, "reward", "none"),
@@ -182,6 +200,8 @@ def learning(out: Path, base: Path, args: argparse.Namespace, common: list[str])
         ("learning_grpo_margin_over_sft_continued", c_margin, "reward", f"> {both:.3f}"),
         ("learning_sft_continued_steps", steps, "steps", "none"),
     ]
+    same_base = ("learning_sft_tool_reward", "learning_held_out_tool_examples")
+    return [(n if n in same_base else n + tag, v, u, g) for n, v, u, g in rows]
 
 
 def ablation(out: Path, base: Path, args: argparse.Namespace, common: list[str]) -> list[Result]:
@@ -215,9 +235,7 @@ def ablation(out: Path, base: Path, args: argparse.Namespace, common: list[str])
           f"budget ~{budget:.2f}), R_eff {oc['eff']:.3f}, coverage {oc['cov']:.3f}, tool reward {oc['reward']:.3f}",
           flush=True)
 
-    # another sampling temperature is another experiment: its arms get their own directories
-    temp = [] if args.ablation_temperature is None else [f"grpo.sampling.temperature={args.ablation_temperature}"]
-    tag = "" if args.ablation_temperature is None else f"_t{args.ablation_temperature:g}".replace(".", "p")
+    temp, tag = temperature(args.ablation_temperature)
     arms: dict[str, list[dict[str, Any]]] = {"full PROVE": [], "recall-only": []}
     for s in args.seeds:  # seed-major: a run cut short still leaves paired arms
         for name, extra in (("full PROVE", temp), ("recall-only", [*temp, "reward.variant=recall_only"])):
@@ -272,6 +290,8 @@ def main() -> None:
     ap.add_argument("--sft-steps", type=int, default=300)
     ap.add_argument("--sft-continued-lr", type=float, default=2e-4,
                     help="the equal-compute control's constant rate (default: where the base SFT's cosine ends)")
+    ap.add_argument("--learning-temperature", type=float, default=None,
+                    help="the learning part's GRPO sampling temperature (default: the config's)")
     ap.add_argument("--ablation-grpo-steps", type=int, default=25)
     ap.add_argument("--ablation-temperature", type=float, default=None,
                     help="the ablation's GRPO sampling temperature (default: the config's)")
