@@ -72,6 +72,11 @@ Measured (``--part learning``, data seed 0, 67 held-out tool examples; 5,484 CPU
 SFT 0.083; GRPO 0.103 / 0.142 / 0.116 (mean 0.120, spread 0.039); equal-compute SFT (70 steps,
 ~794k tokens) 0.100 / 0.101 / 0.101. GRPO beats both on every seed, but its margin over the control
 (+0.020) is inside its own seed spread: on the tiny model, not shown beyond more SFT.
+At ``--learning-temperature 0.7`` (46.8 min alone, 5,191 CPU-s): GRPO 0.110 / 0.120 / 0.125 (mean
+0.118, spread 0.015: +0.035 over SFT, outside it); the control (114 steps, ~1.29M tokens) 0.117 /
+0.073 / 0.095 (mean 0.095, spread 0.045); margin +0.023 (paired over the 67 examples, seed means:
++0.023 ± 0.015), again inside the control's spread. Ablation at ``--ablation-temperature 0.7``
+(3 seeds): full PROVE 1.83 calls/ep vs recall-only 4.14, every seed pair, coverage 0.053 vs 0.060.
 
 The tiny model's GRPO learning rate (the paper's 1e-6..5e-8 are for 4-8B models; SFT's 2e-3
 collapses the policy in a few steps): from the SFT checkpoint, 15 steps of 8 x 8, held-out tool
