@@ -98,6 +98,14 @@ def sft_tokens_per_step(run: Path) -> float:
     return statistics.fmean(float(r["tokens"]) for r in metrics(run, "sft"))
 
 
+def equal_compute_steps(update_tokens: Sequence[float], tokens_per_step: float) -> int:
+    """SFT steps of ``tokens_per_step`` that train on as many tokens as a GRPO run's updates
+    (``update_tokens``: one total per seed): their mean, rounded up (so at least one step)."""
+    if not update_tokens or tokens_per_step <= 0:
+        raise ValueError(f"need GRPO runs and a positive SFT step size, got {len(update_tokens)} and {tokens_per_step}")
+    return math.ceil(statistics.fmean(update_tokens) / tokens_per_step)
+
+
 def sft_continued_run(base: Path, dst: Path, seed: int, steps: int, lr: float, data: list[str],
                       initial_eval: Path | None = None) -> dict[str, Any]:
     """SFT continued from ``base``'s exported SFT model (``model.hf_dir=<base>/hf``) for ``steps``

@@ -143,7 +143,7 @@ def learning(out: Path, base: Path, args: argparse.Namespace, common: list[str])
 
     tokens = statistics.fmean(r["update_tokens"] for r in runs)
     per_step = lib.sft_tokens_per_step(base)
-    steps = max(1, math.ceil(tokens / per_step))
+    steps = lib.equal_compute_steps([r["update_tokens"] for r in runs], per_step)
     print(f"\nequal-compute control: a GRPO run updated on {tokens:,.0f} tokens (mean over seeds) = {steps} SFT steps "
           f"of {per_step:,.0f} tokens; SFT continued from {base / 'hf'} at a constant lr {args.sft_continued_lr:g}, "
           "fresh AdamW, no warm-up", flush=True)

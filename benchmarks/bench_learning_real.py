@@ -159,9 +159,8 @@ def control(base: Path, out: Path, runs: list[dict[str, Any]], args: argparse.Na
             common: list[str]) -> list[Result]:
     """The equal-compute control x seeds, and GRPO's margin over it."""
     tokens = statistics.fmean(r["update_tokens"] for r in runs)
-    warm = lib.metrics(base, "sft")
-    per_step = statistics.fmean(float(r["tokens"]) for r in warm)
-    steps = max(1, math.ceil(tokens / per_step))
+    per_step = lib.sft_tokens_per_step(base)  # the warm-up's steps (the base's sft stage)
+    steps = lib.equal_compute_steps([r["update_tokens"] for r in runs], per_step)
     est = len(args.seeds) * (UNIT["grpo_setup"] + steps * UNIT["sft_step"] + args.eval_limit * UNIT["eval_example"])
     print(f"\nequal-compute control: a GRPO seed updated on {tokens:,.0f} tokens (mean) = {steps} more warm-up steps "
           f"of {per_step:,.0f} tokens, resumed from the warm-up's checkpoint (estimated {est / 60:.0f} min)", flush=True)
