@@ -158,6 +158,13 @@ def check(cfg: LaunchConfig) -> None:
     checked("model.mesh", parse_mesh_spec, cfg.model.mesh)
     e = cfg.engine
     checked("engine.mesh", parse_mesh_spec, e.mesh)
+    from prove_jax.models.kernels import KERNELS
+
+    if e.kernel not in KERNELS:
+        raise ConfigError(f"engine.kernel: expected one of {KERNELS}, got {e.kernel!r}")
+    if e.paged and e.pages and e.max_len is not None and e.pages * e.page_len < e.max_len:
+        raise ConfigError(f"engine.pages ({e.pages} pages of {e.page_len} tokens) cannot hold one episode of "
+                          f"engine.max_len={e.max_len} tokens: raise engine.pages (0 = slots x pages per row)")
     if e.param_dtype:
         import jax.numpy as jnp
 

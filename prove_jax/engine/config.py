@@ -72,8 +72,18 @@ class EngineConfig:
       shared, so the row's remaining chunks — and its numerics — are exactly those of a prefill
       from scratch.
 
-    The KV cache holds ``max_len + max_chunk`` slots: the slack lets a right-padded chunk be
-    written at any legal offset without XLA clamping the write onto valid entries.
+    Where the K/V live (``kv``):
+
+    * ``paged`` (default): a pool of ``pages`` pages of ``page_size`` tokens
+      (``models/paged.py``); a row holds only the pages its tokens fill, a GRPO group's shared
+      prompt pages are referenced, not copied, and attention reads only live pages (the TPU
+      ragged paged attention kernel on TPU, ``kernel``). ``pages: 0`` = ``slots x max_pages``,
+      the dense layout's memory (start-up may size it from device memory instead); a pool that
+      cannot hold one ``max_len`` row is refused. ``page_size`` (0: ``min(64, max_chunk)``) divides ``max_chunk``, the unit
+      prefix sharing shares, so a row never writes into a page it shares.
+    * ``dense``: ``max_len + max_chunk`` slots per row (``models/cache.py``; the slack lets a
+      right-padded chunk be written at any legal offset without XLA clamping the write onto valid
+      entries). Kept as the reference the paged engine is tested and benchmarked against.
 
     A run's config (the launch YAML's ``engine:`` section is this class) may leave two shapes for
     start-up to fill in: ``slots: 0`` (as many as the devices' memory holds, sized by the plan) and
@@ -96,6 +106,11 @@ class EngineConfig:
     prefills_per_step: int = 1
     decode_block: int = 8
     share_prefixes: bool = True
+    kv: str = "paged"
+    page_size: int = 0  # 0: min(64, max_chunk)
+    pages: int = 0
+    pages_per_block: int = 8  # pages the XLA paged path reads per loop iteration
+    kernel: str = "auto"  # models.kernels.KERNELS
     # Set in a run's YAML; no CLI flag: serve and eval load one model with their own --mesh/--dtype.
     param_dtype: str = dataclasses.field(default="", metadata={"cli": False})
     mesh: str = dataclasses.field(default="", metadata={"cli": False})
@@ -113,6 +128,13 @@ class EngineConfig:
             raise ValueError("prefill_rows, prefills_per_step and decode_block must be >= 1")
         if self.max_len is not None and self.max_len < 2:
             raise ValueError(f"max_len must be >= 2, got {self.max_len}")
+        if self.kv not in ("paged", "dense"):
+            raise ValueError(f"engine.kv must be 'paged' or 'dense', got {self.kv!r}")
+        if self.page_size < 0 or self.pages < 0 or self.pages_per_block < 1:
+            raise ValueError("engine.page_size and engine.pages must be >= 0, engine.pages_per_block >= 1")
+        if self.kv == "paged" and self.max_chunk % self.page_len:
+            raise ValueError(f"engine.page_size ({self.page_size}) must divide engine.max_chunk ({self.max_chunk}): "
+                             "prefixes are shared in whole chunks, and a row must never write into a shared page")
 
     @property
     def resolved(self) -> bool:
@@ -130,6 +152,27 @@ class EngineConfig:
         self.require_resolved()
         assert self.max_len is not None
         return self.max_len + self.max_chunk
+
+    @property
+    def paged(self) -> bool:
+        return self.kv == "paged"
+
+    @property
+    def page_len(self) -> int:
+        """Tokens per page (``page_size``, or ``min(64, max_chunk)`` when 0)."""
+        return self.page_size or min(64, self.max_chunk)
+
+    @property
+    def max_pages(self) -> int:
+        """Pages one row may hold (its table's width): ``max_len`` tokens."""
+        self.require_resolved()
+        assert self.max_len is not None
+        return -(-self.max_len // self.page_len)
+
+    @property
+    def pool_pages(self) -> int:
+        """Pages in the pool (``pages``, or ``slots x max_pages`` when 0)."""
+        return self.pages or self.slots * self.max_pages
 
     @property
     def buckets(self) -> tuple[int, ...]:

@@ -34,6 +34,7 @@ the ``max_chunk`` of slack in ``EngineConfig.capacity`` rules out.
 from __future__ import annotations
 
 import dataclasses
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -44,10 +45,15 @@ from flax import nnx
 from jax.sharding import Mesh
 
 from prove_jax.engine.config import EngineConfig
+from prove_jax.engine.pages import PageTable, check_pool, engine_kernel
 from prove_jax.engine.sampling import row_keys, select
 from prove_jax.models import KVCache, Model
-from prove_jax.models.config import ModelConfig
+from prove_jax.models.kernels import KernelChoice
+from prove_jax.models.paged import PagedKVCache
 from prove_jax.models.sharding import Rules, named_sharding
+
+Cache = KVCache | PagedKVCache
+log = logging.getLogger(__name__)
 
 
 @jax.tree_util.register_dataclass
@@ -166,6 +172,7 @@ class _Static:
     max_len: int
     mesh: Mesh | None
     rules: Rules
+    paged: bool = False
 
 
 def _batch_axes(x: jax.Array) -> tuple[str | None, ...]:
@@ -189,13 +196,19 @@ def _is_stop(tok: jax.Array, stop_ids: tuple[int, ...]) -> jax.Array:
 
 
 def _decode(
-    graph: _GraphKey, params: list[jax.Array], cache: KVCache, state: SlotState, st: _Static
-) -> tuple[KVCache, SlotState, jax.Array]:
+    graph: _GraphKey, params: list[jax.Array], cache: Cache, state: SlotState, table: jax.Array | None,
+    st: _Static
+) -> tuple[Cache, SlotState, jax.Array]:
     model: Model = graph.merge(params)
     active = state.active
+    if st.paged:  # the host's page table (rows write only into pages it gave them)
+        cache = dataclasses.replace(cache, table=table)
     logits, new = model(state.tok[:, None], state.pos[:, None], cache, attention_mask=active[:, None])
-    end = jnp.where(active, new.end, cache.end)  # idle rows keep their slots
-    new = dataclasses.replace(new, end=end)
+    if st.paged:
+        end = new.lens  # a paged row advances by its valid tokens only
+    else:
+        end = jnp.where(active, new.end, cache.end)  # idle rows keep their slots
+        new = dataclasses.replace(new, end=end)
     keys = row_keys(state.seed, state.stream, state.n_new)
     tok, slp, mlp = select(logits[:, 0], keys, state.temperature, state.top_k, state.top_p, st.vocab_limit)
     n_new = state.n_new + 1
@@ -214,21 +227,29 @@ def _decode(
 def _prefill(
     graph: _GraphKey,
     params: list[jax.Array],
-    cache: KVCache,
+    cache: Cache,
     state: SlotState,
     batch: dict[str, jax.Array],
+    table: jax.Array | None,
     st: _Static,
-) -> tuple[KVCache, SlotState, jax.Array]:
+) -> tuple[Cache, SlotState, jax.Array]:
     model: Model = graph.merge(params)
     b = batch
     rows, lens = b["rows"], b["lens"]
-    sub = cache.take_rows(rows).reset_rows(b["reset"])
     c = b["tokens"].shape[1]
     offs = jnp.arange(c, dtype=jnp.int32)[None, :]
     positions = b["start"][:, None] + offs
     mask = offs < lens[:, None]
+    if st.paged:
+        # in place: the chunk's rows see the pool through their own table rows; a row holds
+        # ``start`` tokens (0 for a reset row: the host gave it fresh or shared pages)
+        slots = cache.lens.shape[0]
+        sub = dataclasses.replace(cache, table=jnp.take(table, rows, axis=0, mode="clip"),
+                                  lens=jnp.where(rows < slots, b["start"], 0))
+    else:
+        sub = cache.take_rows(rows).reset_rows(b["reset"])
     h, new = model.hidden_states(b["tokens"], positions, sub, attention_mask=mask)
-    end = sub.end + lens  # right padding: the pad slots are free again
+    end = new.lens if st.paged else sub.end + lens  # right padding: the pad slots are free again
     last = jnp.take_along_axis(h, jnp.maximum(lens - 1, 0)[:, None, None], axis=1)
     logits = model.logits(last)[:, 0]
     keys = row_keys(b["seed"], b["stream"], jnp.zeros_like(lens))
@@ -236,8 +257,11 @@ def _prefill(
     final = b["final"]
     stopped = final & (_is_stop(tok, st.stop_ids) | (b["max_new"] <= 1) | (end + 1 >= st.max_len))
 
-    cache = cache.put_rows(rows, dataclasses.replace(new, end=end))
-    frows = jnp.where(final, rows, cache.end.shape[0])  # only finished prompts change the row state
+    if st.paged:
+        cache = dataclasses.replace(cache, kv=new.kv, table=table, lens=cache.lens.at[rows].set(end, mode="drop"))
+    else:
+        cache = cache.put_rows(rows, dataclasses.replace(new, end=end))
+    frows = jnp.where(final, rows, state.tok.shape[0])  # only finished prompts change the row state
     upd = lambda x, y: x.at[frows].set(jnp.asarray(y).astype(x.dtype), mode="drop")  # noqa: E731
     state = SlotState(
         tok=upd(state.tok, tok),
@@ -258,12 +282,13 @@ def _prefill(
 def _decode_block(
     graph: _GraphKey,
     params: list[jax.Array],
-    cache: KVCache,
+    cache: Cache,
     state: SlotState,
     expected: jax.Array,
+    table: jax.Array | None,
     st: _Static,
     k: int,
-) -> tuple[KVCache, SlotState, jax.Array]:
+) -> tuple[Cache, SlotState, jax.Array]:
     """Up to ``k`` decode steps in one program. Outputs ``[k, 5, R]``; steps not run are all
     zeros, i.e. nothing emitted, so the host reads them as empty.
 
@@ -282,7 +307,7 @@ def _decode_block(
 
     def body(c: tuple[Any, ...]) -> tuple[Any, ...]:
         i, ca, s, outs, _ = c
-        ca, s, out = _decode(graph, params, ca, s, st)
+        ca, s, out = _decode(graph, params, ca, s, table, st)
         outs = jax.lax.dynamic_update_slice(outs, out[None], (i, jnp.int32(0), jnp.int32(0)))
         return i + 1, ca, s, outs, jnp.any(out[4] != 0)
 
@@ -300,10 +325,10 @@ def _copy_prefix(cache: KVCache, dst: jax.Array, src: jax.Array, length: jax.Arr
     return out if st.mesh is None else out.constrain(st.mesh, st.rules)
 
 
-_decode_jit = jax.jit(_decode, static_argnums=(0, 4), donate_argnums=(2, 3))
+_decode_jit = jax.jit(_decode, static_argnums=(0, 5), donate_argnums=(2, 3))
 _copy_prefix_jit = jax.jit(_copy_prefix, static_argnums=(4,), donate_argnums=(0,))
-_decode_block_jit = jax.jit(_decode_block, static_argnums=(0, 5, 6), donate_argnums=(2, 3))
-_prefill_jit = jax.jit(_prefill, static_argnums=(0, 5), donate_argnums=(2, 3))
+_decode_block_jit = jax.jit(_decode_block, static_argnums=(0, 6, 7), donate_argnums=(2, 3))
+_prefill_jit = jax.jit(_prefill, static_argnums=(0, 6), donate_argnums=(2, 3))
 
 
 class Sampler:
@@ -343,9 +368,18 @@ class Sampler:
             max_len=config.max_len,
             mesh=self.mesh,
             rules=model.config.sharding_rules,
+            paged=config.paged,
         )
         self.cache_dtype = cache_dtype
         self.programs: set[tuple[str, int]] = set()
+        self.kernel: KernelChoice | None = None
+        self.pages: PageTable | None = None
+        self._table: jax.Array | None = None
+        self._table_version = -1
+        if config.paged:
+            self.kernel = engine_kernel(config, model.config, self.mesh, cache_dtype)
+            check_pool(config, model.config, cache_dtype)
+            self.pages = PageTable(config.pool_pages, config.page_len, config.slots, config.max_pages)
         want = jnp.dtype(model.config.param_dtype)
         wrong = {str(x.dtype) for x in leaves if jnp.issubdtype(x.dtype, jnp.floating) and x.dtype != want}
         if wrong:  # the programs are traced for these leaves; the config must describe them
@@ -395,10 +429,30 @@ class Sampler:
         if params:
             self.params, self._leaves = None, None
 
-    def _init_cache(self) -> KVCache:
+    def _init_cache(self) -> Cache:
         cfg = self.config
-        cache = KVCache.init(self.model_config, cfg.slots, cfg.capacity, dtype=self.cache_dtype, mesh=self.mesh)
+        if cfg.paged:
+            assert self.kernel is not None
+            cache: Cache = PagedKVCache.init(
+                self.model_config, cfg.slots, cfg.pool_pages, cfg.max_pages, page_size=cfg.page_len,
+                dtype=self.cache_dtype, mesh=self.mesh, pages_per_block=cfg.pages_per_block, kernel=self.kernel.name)
+        else:
+            cache = KVCache.init(self.model_config, cfg.slots, cfg.capacity, dtype=self.cache_dtype, mesh=self.mesh)
         return jax.device_put(cache, jax.devices()[0]) if self.mesh is None else cache
+
+    def _table_arg(self) -> jax.Array | None:
+        """The page table as the programs take it: uploaded again only after the host changed it."""
+        if self.pages is None:
+            return None
+        if self._table is None or self._table_version != self.pages.version:
+            table = self.pages.table.copy()
+            if self.mesh is None:
+                self._table = jax.device_put(table, jax.devices()[0])
+            else:
+                self._table = jax.device_put(
+                    table, named_sharding(self.mesh, ("batch", None), table.shape, self.static.rules))
+            self._table_version = self.pages.version
+        return self._table
 
     def _params(self) -> list[jax.Array]:
         if self._leaves is None:
@@ -449,12 +503,14 @@ class Sampler:
         decoding; packed, read with ``StepOut.unpack`` (a block adds a leading ``[block]`` axis)."""
         k = self.config.decode_block if block is None else int(block)
         self.programs.add(("decode", k))
+        table = self._table_arg()
         if k == 1:
-            self.cache, self.state, out = _decode_jit(self.graph, self._params(), self.cache, self.state, self.static)
+            self.cache, self.state, out = _decode_jit(self.graph, self._params(), self.cache, self.state, table,
+                                                      self.static)
         else:
             exp = np.ones((self.config.slots,), bool) if expected is None else np.asarray(expected, bool)
             self.cache, self.state, out = _decode_block_jit(
-                self.graph, self._params(), self.cache, self.state, exp, self.static, k
+                self.graph, self._params(), self.cache, self.state, exp, table, self.static, k
             )
         return out
 
@@ -464,13 +520,16 @@ class Sampler:
         self.programs.add(("prefill", int(batch.tokens.shape[1])))
         arrays = {f.name: getattr(batch, f.name) for f in dataclasses.fields(batch)}
         self.cache, self.state, out = _prefill_jit(
-            self.graph, self._params(), self.cache, self.state, arrays, self.static
+            self.graph, self._params(), self.cache, self.state, arrays, self._table_arg(), self.static
         )
         return out
 
     def copy_prefix(self, dst: int, src: int, length: int) -> None:
         """Start row ``dst`` with the first ``length`` cached tokens of row ``src`` (e.g. the
-        shared prompt of a GRPO group): a device copy instead of prefilling them again."""
+        shared prompt of a GRPO group): a device copy instead of prefilling them again. Dense
+        cache only: a paged row shares the pages instead (``PageTable.share``)."""
+        if self.config.paged:
+            raise RuntimeError("copy_prefix is for the dense cache; a paged engine shares pages")
         self.programs.add(("copy_prefix", 0))
         self.cache = _copy_prefix_jit(self.cache, np.int32(dst), np.int32(src), np.int32(length), self.static)
 
@@ -489,56 +548,6 @@ def empty_prefill_batch(config: EngineConfig, chunk: int) -> PrefillBatch:
         max_new=np.ones((p,), np.int32), seed=np.zeros((p,), np.uint32), stream=zi.copy(),
         temperature=np.ones((p,), np.float32), top_k=zi.copy(), top_p=np.ones((p,), np.float32),
     )
-
-
-@dataclasses.dataclass(frozen=True)
-class LoweredEngine:
-    """The engine's decode and prefill programs lowered on abstract inputs (see :func:`lower_engine`)."""
-
-    decode: Any  # jax.stages.Lowered
-    prefill: Any
-    params: list[Any]  # the abstract weights, as the programs take them (a flat list)
-    cache: KVCache  # abstract, placed as the sampler places it
-    state: SlotState
-
-
-def lower_engine(model_config: ModelConfig, graphdef: nnx.GraphDef, params: nnx.State, config: EngineConfig,
-                 mesh: Mesh | None, *, vocab_limit: int | None = None) -> LoweredEngine:
-    """Lower the programs a :class:`Sampler` over this model would run, without any array: ``params``
-    are ``jax.ShapeDtypeStruct`` leaves carrying their shardings (on any devices, e.g. a TPU
-    topology this host does not have), the cache and slot state are built abstract and placed by
-    the same rules. What ``python -m prove_jax.plan`` compiles and measures."""
-    leaves, treedef = jax.tree.flatten(params)
-    graph = _GraphKey(graphdef, treedef)
-    rules = model_config.sharding_rules
-    shape = jax.eval_shape(lambda: KVCache.init(model_config, config.slots, config.capacity))
-
-    def place(x: Any, logical: tuple[str | None, ...]) -> jax.ShapeDtypeStruct:
-        sharding = None if mesh is None else named_sharding(mesh, logical, x.shape, rules)
-        return jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=sharding)
-
-    kv_axes = shape.kv_axes()
-    cache = dataclasses.replace(
-        shape,
-        k=jax.tree.map(lambda x: place(x, kv_axes), shape.k),
-        v=jax.tree.map(lambda x: place(x, kv_axes), shape.v),
-        pos=place(shape.pos, ("batch", "cache_seq")),
-        end=place(shape.end, ("batch",)),
-    )
-    state = jax.tree.map(lambda x: place(x, _batch_axes(x)), jax.eval_shape(lambda: SlotState.init(config.slots)))
-    limit = model_config.vocab_size if vocab_limit is None else vocab_limit
-    st = _Static(stop_ids=(0,), vocab_limit=limit, max_len=config.max_len, mesh=mesh, rules=rules)
-    k = config.decode_block
-    if k == 1:
-        decode = _decode_jit.lower(graph, leaves, cache, state, st)
-    else:
-        decode = _decode_block_jit.lower(graph, leaves, cache, state, jax.ShapeDtypeStruct((config.slots,), jnp.bool_),
-                                         st, k)
-    empty = empty_prefill_batch(config, config.max_chunk)
-    batch = {f.name: jax.ShapeDtypeStruct(getattr(empty, f.name).shape, getattr(empty, f.name).dtype)
-             for f in dataclasses.fields(empty)}
-    prefill = _prefill_jit.lower(graph, leaves, cache, state, batch, st)
-    return LoweredEngine(decode, prefill, leaves, cache, state)
 
 
 def compiled_program_count() -> int:

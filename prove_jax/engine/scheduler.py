@@ -71,6 +71,10 @@ class EngineStats:
     generated_tokens: int = 0
     turns: int = 0
     peak_decode_rows: int = 0  # most rows that emitted a token in one decode step (batching seen)
+    shared_pages: int = 0  # paged: pages a row referenced from another row instead of holding its own
+    page_waits: int = 0  # paged: prefill chunks held back because the pool was short
+    evictions: int = 0  # paged: idle rows whose cached pages were freed for a waiting turn
+    preemptions: int = 0  # paged: episodes whose pages were freed (recomputed on their next turn)
     device_busy_s: float = 0.0
     device_idle_s: float = 0.0
 
@@ -92,6 +96,7 @@ class _Request:
     max_new: int = 1
     t_submit: float = 0.0
     on_token: Callable[[int], None] | None = None  # called on the event loop per sampled id (streaming)
+    context: list[int] = dataclasses.field(default_factory=list)  # the turn's whole prompt (to recompute)
 
 
 @dataclasses.dataclass
@@ -104,6 +109,8 @@ class _Slot:
     owned: bool = False
     # (leader slot, prefix tokens): start from a copy of the leader's row once it holds them
     copy_wait: tuple[int, list[int]] | None = None
+    t_episode: float = 0.0  # when the current session took the slot (preemption: newest first)
+    t_used: float = 0.0  # when the row last finished a turn (eviction of idle rows: oldest first)
 
     @property
     def decoding(self) -> bool:
@@ -233,6 +240,7 @@ class Engine:
             self.sampler = Sampler(model, config, stop_ids=stop_ids, vocab_limit=vocab_limit,
                                    cache_dtype=cache_dtype)
         self.stop_ids = frozenset(self.sampler.static.stop_ids)
+        self.pages = self.sampler.pages  # the paged cache's host allocator (None: dense cache)
         self.stats = EngineStats()
         self.slots = [_Slot(i) for i in range(config.slots)]
         self._free: asyncio.Queue[int] | None = None
@@ -250,6 +258,8 @@ class Engine:
         for slot in self.slots:
             if slot.request is None and not slot.owned:
                 slot.fed, slot.reset, slot.copy_wait = [], True, None
+                if self.pages is not None:
+                    self.pages.release(slot.index)
 
     async def __aenter__(self) -> Engine:
         loop = asyncio.get_running_loop()
@@ -258,6 +268,9 @@ class Engine:
         for s in self.slots:
             s.owned, s.request, s.reset = False, None, True
             s.pending.clear()
+            s.fed, s.copy_wait = [], None
+            if self.pages is not None:
+                self.pages.release(s.index)
             self._free.put_nowait(s.index)
         self._wake = asyncio.Event()
         self._closing = False
@@ -282,6 +295,7 @@ class Engine:
         slot = self.slots[index]
         slot.owned, slot.reset = True, True
         slot.fed, slot.pending, slot.copy_wait = [], deque(), None
+        slot.t_episode = time.perf_counter()
         try:
             yield Session(self, slot, seed)
         finally:
@@ -330,7 +344,7 @@ class Engine:
         slot.request = _Request(
             sampling=sampling, seed=int(seed) & 0xFFFFFFFF, stream=int(stream), future=fut,
             max_new=min(sampling.max_new_tokens, cfg.max_len - len(context)), t_submit=time.perf_counter(),
-            on_token=on_token,
+            on_token=on_token, context=context,
         )
         assert self._wake is not None
         self._wake.set()
@@ -383,7 +397,11 @@ class Engine:
             leader = self.slots[leader_index]
             n = len(prefix)
             if len(leader.fed) >= n and leader.fed[:n] == prefix:
-                self.sampler.copy_prefix(slot.index, leader.index, n)
+                if self.pages is not None:  # reference the leader's pages: nothing moves on the device
+                    self.pages.share(slot.index, leader.index, n)
+                    self.stats.shared_pages += n // self.config.page_len
+                else:
+                    self.sampler.copy_prefix(slot.index, leader.index, n)
                 slot.copy_wait, slot.reset, slot.fed = None, False, prefix
                 self.stats.prefix_copies += 1
                 self.stats.prefix_tokens += n
@@ -400,8 +418,19 @@ class Engine:
             return None
         waiting.sort(key=lambda s: s.request.t_submit if s.request else 0.0)
         cfg = self.config
-        chunk = cfg.bucket(len(waiting[0].pending[0]))
-        chosen = [s for s in waiting if cfg.bucket(len(s.pending[0])) == chunk][: cfg.prefill_rows]
+        chosen: list[_Slot] = []
+        chunk = 0
+        for s in waiting:  # oldest first; the first row that can run sets the chunk bucket
+            if len(chosen) == cfg.prefill_rows:
+                break
+            if chosen and cfg.bucket(len(s.pending[0])) != chunk:
+                continue
+            if self.pages is not None and not self._pages_for_chunk(s):
+                continue  # the pool is short: this turn waits (the newest ones wait longest)
+            chosen.append(s)
+            chunk = cfg.bucket(len(s.pending[0]))
+        if not chosen:
+            return None
         batch = self.sampler.empty_batch(chunk)
         for i, s in enumerate(chosen):
             req = s.request
@@ -426,6 +455,68 @@ class Engine:
             self.stats.prefill_tokens += len(ids)
         self.stats.prefill_padded_tokens += chunk * cfg.prefill_rows
         return batch, [s.index for s in chosen]
+
+    # ---- pages (paged cache) ------------------------------------------------------------------
+    def _chunk_need(self, s: _Slot) -> int:
+        """Tokens row ``s`` must have pages for before its next chunk runs: what it holds plus the
+        chunk, and with the turn's last chunk the whole turn it may then decode (``max_new - 1``
+        more tokens: the first is sampled by the prefill), so a decoding row never needs a page."""
+        req = s.request
+        assert req is not None
+        held = 0 if s.reset else len(s.fed)
+        need = held + len(s.pending[0])
+        if len(s.pending) == 1:
+            need += req.max_new - 1
+        return min(need, self.config.max_len)
+
+    def _pages_for_chunk(self, s: _Slot) -> bool:
+        """Give row ``s`` the pages its next chunk needs (a reset row first drops what it held);
+        when the pool is short, free idle rows' cached pages, oldest first. False: it waits."""
+        assert self.pages is not None
+        if s.reset:
+            self.pages.release(s.index)
+        need = self._chunk_need(s)
+        if self.pages.ensure(s.index, need):
+            return True
+        short = self.pages.shortfall(s.index, need) - self.pages.free
+        for idle in sorted((o for o in self.slots if self._evictable(o)), key=lambda o: o.t_used):
+            if short <= 0:
+                break
+            freed = self.pages.held(idle.index) - self.pages.shared_pages(idle.index)
+            self._forget_row(idle)
+            self.stats.evictions += 1
+            short -= freed
+        if self.pages.ensure(s.index, need):
+            return True
+        self.stats.page_waits += 1
+        return False
+
+    def _evictable(self, s: _Slot) -> bool:
+        """An idle row (no session, no turn) whose pages only serve as a prefix cache."""
+        assert self.pages is not None
+        return not s.owned and s.request is None and self.pages.held(s.index) > 0
+
+    def _forget_row(self, s: _Slot) -> None:
+        assert self.pages is not None
+        self.pages.release(s.index)
+        s.fed, s.reset = [], True
+
+    def _preempt(self) -> bool:
+        """Nothing can run and a turn waits for pages: free the pages of the newest episode that
+        holds any (vLLM's rule: the newest waits). Its tokens are recomputed from its context when
+        its turn next runs. Returns whether anything was freed."""
+        assert self.pages is not None
+        holders = [s for s in self.slots if self.pages.held(s.index) > 0 and not s.decoding]
+        if not holders:
+            return False
+        victim = max(holders, key=lambda s: s.t_episode)
+        self._forget_row(victim)
+        req = victim.request
+        if req is not None:  # a turn still waiting for its prompt: all of it is prefilled again
+            victim.pending = deque(self._chunks(req.context))
+            victim.copy_wait = None
+        self.stats.preemptions += 1
+        return True
 
     def _decoding(self) -> bool:
         """Whether any row may be decoding (its prompt is fully prefilled, turn not finished)."""
@@ -460,6 +551,8 @@ class Engine:
                 if not dispatched and not self._inflight:
                     if self._closing and not any(s.request for s in self.slots):
                         return
+                    if self.pages is not None and self._starved() and self._preempt():
+                        continue
                     self._wake.clear()
                     if not self._work_ready():
                         await self._wake.wait()
@@ -479,6 +572,10 @@ class Engine:
         (tools, parsing) that will soon need a prefill, so multi-step decode programs cost no
         slot time. Otherwise single steps keep refills interleaved with decoding."""
         return all(s.decoding for s in self.slots if s.owned or s.request is not None)
+
+    def _starved(self) -> bool:
+        """A turn waits for its prompt and nothing runs that could ever free a page for it."""
+        return any(s.request is not None and s.pending and s.copy_wait is None for s in self.slots)
 
     def _work_ready(self) -> bool:
         return self._closing or any(s.request is not None for s in self.slots)
@@ -535,6 +632,9 @@ class Engine:
             finish = "capacity"
         slot.fed.extend(req.ids[:-1])  # the last sampled id was never fed to the cache
         slot.request = None
+        slot.t_used = time.perf_counter()
+        if self.pages is not None:  # the turn's unused allowance goes back to the pool
+            self.pages.trim(slot.index, len(slot.fed))
         self.stats.turns += 1
         if not req.future.done():
             req.future.set_result(Generation(req.ids, req.logprobs, req.sample_logprobs, finish))

@@ -184,6 +184,23 @@ class KVCache:
             lambda x, y, axis: jax.lax.dynamic_update_slice_in_dim(x, y.astype(x.dtype), b, axis=axis), src
         )
 
+    # ---- the model's write protocol (``Model.hidden_states``; shared with ``paged.PagedKVCache``) ----
+    def begin_write(self, positions: jax.Array, attention_mask: jax.Array | None) -> Any:
+        """The :class:`~prove_jax.models.cached_attention.KVWrite` of ``T`` new tokens."""
+        from prove_jax.models.cached_attention import KVWrite
+
+        new_pos, start, new_end = self.plan_write(positions, attention_mask)
+        return KVWrite(self.k, self.v, start, new_pos, end=new_end, kv_block=self.kv_block)
+
+    def end_write(self, write: Any, bufs: Any) -> KVCache:
+        """The cache after ``write``: the layers' buffers ``bufs`` (``(k, v)`` stacked, or one
+        ``(k, v)`` per layer) and every row's ``end`` advanced by ``T``."""
+        if self.stacked:
+            k, v = bufs
+        else:
+            k, v = tuple(b[0] for b in bufs), tuple(b[1] for b in bufs)
+        return dataclasses.replace(self, k=k, v=v, pos=write.pos, end=write.end)
+
     def plan_write(
         self, positions: jax.Array, attention_mask: jax.Array | None
     ) -> tuple[jax.Array, jax.Array, jax.Array]:

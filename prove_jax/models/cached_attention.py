@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from typing import Any
 
 import jax
 import jax.numpy as jnp
@@ -56,6 +57,17 @@ class KVWrite:
     pos: jax.Array
     layer: jax.Array | None = None
     kv_block: int = dataclasses.field(default=KV_BLOCK, metadata={"static": True})
+    end: jax.Array | None = None  # int32 [B]: each row's ``end`` after the write
+
+    # the decoder's buffer protocol (shared with ``paged.PagedWrite``): what one layer gets
+    def layer_bufs(self, i: int) -> tuple[jax.Array, jax.Array]:
+        return self.k[i], self.v[i]
+
+    def stacked_bufs(self) -> tuple[jax.Array, jax.Array]:
+        return self.k, self.v
+
+    def for_layer(self, bufs: tuple[jax.Array, jax.Array], layer: jax.Array | None) -> KVWrite:
+        return dataclasses.replace(self, k=bufs[0], v=bufs[1], layer=layer)
 
 
 def kv_block_count(start: jax.Array, t: int, capacity: int, kv_block: int = KV_BLOCK) -> jax.Array:
@@ -179,13 +191,18 @@ def cached_attention(
     q: jax.Array,
     k: jax.Array,
     v: jax.Array,
-    write: KVWrite,
+    write: Any,
     scale: float,
     impl: str | None = None,
-) -> tuple[jax.Array, tuple[jax.Array, jax.Array]]:
+) -> tuple[jax.Array, Any]:
     """Write the new post-RoPE ``k, v: [B, T, KV, D]`` into the cache, then attend ``q: [B, T, H, D]``
-    over it.  Returns the output ``[B, T, H, D]`` and the updated ``(k, v)`` buffers (in the
-    form given: per layer or stacked).  ``impl="cudnn"`` runs cuDNN over the whole capacity."""
+    over it.  Returns the output ``[B, T, H, D]`` and the updated buffers (in the form given:
+    per layer or stacked).  ``impl="cudnn"`` runs cuDNN over the whole capacity.  A paged cache's
+    write (``paged.PagedWrite``) goes to the paged attention (its own kernel choice)."""
+    from prove_jax.models.paged import PagedWrite, paged_cached_attention
+
+    if isinstance(write, PagedWrite):
+        return paged_cached_attention(q, k, v, write, scale)
     start = write.start
     k_buf = write_tokens(write.k, k, start, write.layer)
     v_buf = write_tokens(write.v, v, start, write.layer)

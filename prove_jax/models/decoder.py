@@ -19,7 +19,6 @@ compile time flat for 36-40 layer models.  ``remat`` wraps each layer in ``jax.c
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import jax
@@ -143,10 +142,9 @@ class Model(nnx.Module):
             x, _ = self._run_layers(x, cos, sin, mask, True, None)
             new_cache = None
         else:
-            new_pos, start, new_end = cache.plan_write(positions, attention_mask)
-            write = KVWrite(cache.k, cache.v, start, new_pos, kv_block=cache.kv_block)
-            x, (k, v) = self._run_layers(x, cos, sin, None, False, write)
-            new_cache = dataclasses.replace(cache, k=k, v=v, pos=new_pos, end=new_end)
+            write = cache.begin_write(positions, attention_mask)
+            x, bufs = self._run_layers(x, cos, sin, None, False, write)
+            new_cache = cache.end_write(write, bufs)
         return self.final_norm(x), new_cache
 
     def logits(self, h: jax.Array) -> jax.Array:
@@ -166,7 +164,7 @@ class Model(nnx.Module):
         sin: jax.Array,
         mask: jax.Array | None,
         is_causal: bool,
-        kv: KVWrite | None,
+        kv: Any,
     ) -> tuple[jax.Array, Any]:
         """Apply all layers, functionally (split/merge) so scan and remat see pure functions.
 
@@ -181,14 +179,13 @@ class Model(nnx.Module):
             graphdef: nnx.GraphDef,
             state: nnx.State,
             x: jax.Array,
-            k: jax.Array | None,
-            v: jax.Array | None,
+            bufs: Any,
             layer: jax.Array | None,
-        ) -> tuple[jax.Array, tuple[jax.Array, jax.Array] | None]:
+        ) -> tuple[jax.Array, Any]:
             lay = nnx.merge(graphdef, state)
-            write = None if kv is None else dataclasses.replace(kv, k=k, v=v, layer=layer)
-            y, new_kv = lay(x, cos, sin, mask, is_causal, write)
-            return constrain(y, ("batch", "seq", "act_embed"), self.mesh, cfg.sharding_rules), new_kv
+            write = None if kv is None else kv.for_layer(bufs, layer)
+            y, new_bufs = lay(x, cos, sin, mask, is_causal, write)
+            return constrain(y, ("batch", "seq", "act_embed"), self.mesh, cfg.sharding_rules), new_bufs
 
         if cfg.remat != "none":
             block = jax.checkpoint(block, policy=_REMAT_POLICIES[cfg.remat], static_argnums=(0,))
@@ -198,30 +195,25 @@ class Model(nnx.Module):
             if kv is None:
 
                 def body(carry: jax.Array, st: Any) -> tuple[jax.Array, None]:
-                    return block(graphdef, st, carry, None, None, None)[0], None
+                    return block(graphdef, st, carry, None, None)[0], None
 
                 x, _ = jax.lax.scan(body, x, state)
                 return x, None
 
             def cached_body(carry: tuple[Any, ...], st: Any) -> tuple[tuple[Any, ...], None]:
-                h, k_all, v_all, i = carry
-                y, (k_all, v_all) = block(graphdef, st, h, k_all, v_all, i)
-                return (y, k_all, v_all, i + 1), None
+                h, all_bufs, i = carry
+                y, all_bufs = block(graphdef, st, h, all_bufs, i)
+                return (y, all_bufs, i + 1), None
 
-            (x, k_all, v_all, _), _ = jax.lax.scan(cached_body, (x, kv.k, kv.v, jnp.int32(0)), state)
-            return x, (k_all, v_all)
+            (x, all_bufs, _), _ = jax.lax.scan(cached_body, (x, kv.stacked_bufs(), jnp.int32(0)), state)
+            return x, all_bufs
 
-        new_k: list[jax.Array] = []
-        new_v: list[jax.Array] = []
+        out_bufs: list[Any] = []
         for i, layer in enumerate(self.layers):
             graphdef, state = nnx.split(layer)
-            k_i = None if kv is None else kv.k[i]
-            v_i = None if kv is None else kv.v[i]
-            x, new_kv = block(graphdef, state, x, k_i, v_i, None)
-            if new_kv is not None:
-                new_k.append(new_kv[0])
-                new_v.append(new_kv[1])
-        return x, (None if kv is None else (tuple(new_k), tuple(new_v)))
+            x, new_bufs = block(graphdef, state, x, None if kv is None else kv.layer_bufs(i), None)
+            out_bufs.append(new_bufs)
+        return x, (None if kv is None else out_bufs)
 
 
 def abstract_model(config: ModelConfig, mesh: Mesh | None = None) -> Model:

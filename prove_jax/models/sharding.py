@@ -31,6 +31,7 @@ DEFAULT_RULES: Rules = (
     ("batch", ("data", "fsdp")),
     ("seq", None),
     ("cache_seq", None),
+    ("cache_pages", None),  # the paged KV pool: every data replica holds the pages of its rows (see paged.py)
     ("act_embed", None),
     ("act_heads", "tensor"),
     ("act_vocab", "tensor"),

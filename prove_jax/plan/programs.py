@@ -275,7 +275,7 @@ def compile_apply(side: TrainSide) -> Compiled:
 class EngineSide:
     mesh: Mesh
     config: EngineConfig
-    lowered: Any  # engine.sampler.LoweredEngine
+    lowered: Any  # engine.lowering.LoweredEngine
 
     @property
     def leaves(self) -> list[Any]:
@@ -292,7 +292,7 @@ class EngineSide:
 
 def build_engine_side(mc: ModelConfig, mesh: Mesh, ecfg: EngineConfig, engine_dtype: str) -> EngineSide:
     """The run's engine (``decode_config``: engine dtype, per-layer caches) lowered on ``mesh``."""
-    from prove_jax.engine.sampler import lower_engine
+    from prove_jax.engine.lowering import lower_engine
     from prove_jax.models.decoder import state_shardings
 
     emc = decode_config(mc, engine_dtype)

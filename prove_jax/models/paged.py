@@ -1,0 +1,374 @@
+"""A paged KV cache: a pool of fixed-size pages, a page table and a length per row.
+
+Why pages: the dense cache (``cache.py``) reserves ``capacity`` slots for every row whatever it
+holds, and its read visits blocks up to the fullest row for every row.  Rollouts are ragged (one
+row near the transcript cap, most far below it), so both the memory and the bytes a decode step
+moves followed the longest row.  Here a row holds only the pages its tokens fill, rows may share
+pages (a GRPO group's prompt is stored once), and the attention visits exactly the pages each
+row holds.
+
+Layout (all shapes static, so one compiled program serves every fill level)::
+
+    kv    : per layer [pages, page_size, 2 * kv_heads, head_dim]  keys at even combined heads,
+            (a tuple of ``num_layers`` arrays;                       values at odd ones: the
+            one stacked [layers, ...] array when                     layout of the TPU ragged
+            the model scans its layers)                              paged attention kernel
+    lens  : int32 [B]              tokens each row holds (= the slot its next token is written to)
+    table : int32 [B, max_pages]   the pool page holding each row's j-th page; entries past a
+                                   row's pages are never read unmasked (any value is fine)
+
+Who owns what: the *host* allocates pages (``engine/pages.py``: free list, reference counts,
+prefix sharing) and hands the device the table; the device writes tokens into the pages the table
+names and attends over them.  A write of ``T`` new tokens puts token ``t`` of row ``b`` at slot
+``lens[b] + t`` (page ``table[b, slot // page_size]``, offset ``slot % page_size``) and advances
+``lens[b]`` by the row's valid tokens.  Valid tokens are a prefix of each row's ``T`` (right
+padding: ``attention_mask[b] = t < n_valid[b]``); invalid ones are not written at all (their
+scatter index is out of range and dropped), so padding never lands in a page another row reads.
+Positions are the caller's (RoPE); the mask is causal by slot.
+
+The attention (:func:`paged_attention`) is ragged: a *work list* of (row, page) entries covers
+exactly the pages of the rows that have a valid query this call, and a ``while`` loop visits it
+``pages_per_block`` entries at a time, merging each entry's scores into its row's online softmax.
+A step's reads and FLOPs follow the live tokens, not ``B x`` the fullest row.  On TPU the
+same pool feeds ``jax.experimental.pallas.ops.tpu.ragged_paged_attention`` (``kernels.py``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+from jax.sharding import Mesh
+
+from prove_jax.models.config import ModelConfig
+from prove_jax.models.sharding import Rules, named_sharding
+
+POOL_AXES = ("cache_pages", None, "kv_heads", "head_dim")
+"""Logical axes of one layer's page pool (a stacked pool has ``layers`` in front).  The combined
+heads axis shards like kv heads: keys and values of a head are adjacent, so a shard holds pairs."""
+
+PAGE_SIZE = 64
+"""Default tokens per page: small enough that a row wastes at most 63 slots, large enough that a
+page is a worthwhile unit of work (and a multiple of 16, which the TPU kernel wants for bf16)."""
+
+PAGES_PER_BLOCK = 8
+"""Default work-list entries (pages) the XLA path visits per loop iteration (512 tokens at 64)."""
+
+MASKED_SCORE = -0.7 * float(jnp.finfo(jnp.float32).max)
+"""Score of a masked slot (as in ``cached_attention``): finite, so ``exp(masked - real)`` is 0."""
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class PagedKVCache:
+    """See the module docstring.  A pytree: pass it through ``jit`` freely."""
+
+    kv: Any
+    lens: jax.Array
+    table: jax.Array
+    page_size: int = dataclasses.field(default=PAGE_SIZE, metadata={"static": True})
+    pages_per_block: int = dataclasses.field(default=PAGES_PER_BLOCK, metadata={"static": True})
+    kernel: str = dataclasses.field(default="xla", metadata={"static": True})
+    """Attention implementation: ``xla`` (the work-list loop, any backend) or ``tpu`` (ragged paged
+    attention, Pallas; ``kernels.choose_kernel``)."""
+
+    @classmethod
+    def init(cls, config: ModelConfig, batch: int, pages: int, max_pages: int, *,
+             page_size: int = PAGE_SIZE, dtype: Any = None, mesh: Mesh | None = None,
+             pages_per_block: int = PAGES_PER_BLOCK, kernel: str = "xla") -> PagedKVCache:
+        """An empty cache: ``pages`` pool pages, ``batch`` rows of at most ``max_pages`` pages."""
+        if page_size < 1 or pages < 1 or max_pages < 1 or pages_per_block < 1:
+            raise ValueError(f"page_size, pages, max_pages and pages_per_block must be >= 1, got "
+                             f"{page_size}, {pages}, {max_pages}, {pages_per_block}")
+        dt = jnp.dtype(dtype or config.dtype)
+        shape = (pages, page_size, 2 * config.num_kv_heads, config.head_dim)
+        if config.scan_layers:
+            kv: Any = jnp.zeros((config.num_layers, *shape), dt)
+        else:
+            kv = tuple(jnp.zeros(shape, dt) for _ in range(config.num_layers))
+        cache = cls(kv=kv, lens=jnp.zeros((batch,), jnp.int32), table=jnp.zeros((batch, max_pages), jnp.int32),
+                    page_size=page_size, pages_per_block=pages_per_block, kernel=kernel)
+        return cache if mesh is None else cache.shard(mesh, config.sharding_rules)
+
+    @property
+    def batch_size(self) -> int:
+        return self.lens.shape[0]
+
+    @property
+    def stacked(self) -> bool:
+        return not isinstance(self.kv, tuple)
+
+    @property
+    def num_pages(self) -> int:
+        return jax.tree.leaves(self.kv)[0].shape[-4]
+
+    @property
+    def max_pages(self) -> int:
+        return self.table.shape[1]
+
+    @property
+    def capacity(self) -> int:
+        """Most tokens one row can hold (its table's width in tokens)."""
+        return self.max_pages * self.page_size
+
+    @property
+    def kv_bytes(self) -> int:
+        return sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(self.kv))
+
+    def pool_axes(self) -> tuple[str | None, ...]:
+        return ("layers", *POOL_AXES) if self.stacked else POOL_AXES
+
+    def _placed(self, mesh: Mesh, rules: Rules, put: Any) -> PagedKVCache:
+        axes = self.pool_axes()
+        kv = jax.tree.map(lambda x: put(x, named_sharding(mesh, axes, x.shape, rules)), self.kv)
+        lens = put(self.lens, named_sharding(mesh, ("batch",), self.lens.shape, rules))
+        table = put(self.table, named_sharding(mesh, ("batch", None), self.table.shape, rules))
+        return dataclasses.replace(self, kv=kv, lens=lens, table=table)
+
+    def shard(self, mesh: Mesh, rules: Rules) -> PagedKVCache:
+        return self._placed(mesh, rules, jax.device_put)
+
+    def constrain(self, mesh: Mesh, rules: Rules) -> PagedKVCache:
+        return self._placed(mesh, rules, jax.lax.with_sharding_constraint)
+
+    def next_positions(self) -> jax.Array:
+        return self.lens
+
+    # ---- the model's write protocol (``Model.hidden_states``) --------------------------------
+    def begin_write(self, positions: jax.Array, attention_mask: jax.Array | None) -> PagedWrite:
+        """Plan a write of ``T`` new tokens per row (valid ones a prefix of each row)."""
+        b, t = positions.shape
+        n_valid = (jnp.full((b,), t, jnp.int32) if attention_mask is None
+                   else jnp.sum(attention_mask.astype(jnp.int32), axis=1))
+        start = self.lens
+        new_lens = start + n_valid
+        offs = jnp.arange(t, dtype=jnp.int32)[None, :]
+        slot = start[:, None] + offs  # [B, T]
+        j = slot // self.page_size
+        page = jnp.take_along_axis(self.table, jnp.clip(j, 0, self.max_pages - 1), axis=1)
+        ok = (offs < n_valid[:, None]) & (j < self.max_pages)
+        dest_page = jnp.where(ok, page, self.num_pages)  # out of range: dropped
+        unit = 1 if t == 1 else self.pages_per_block  # see paged_attention_xla
+        rows, jpage, n_entries = work_list(new_lens, n_valid > 0, self.page_size, self.max_pages, unit)
+        return PagedWrite(kv=self.kv, table=self.table, start=start, new_lens=new_lens,
+                          dest_page=dest_page, dest_off=slot % self.page_size, rows=rows, jpage=jpage,
+                          n_entries=n_entries, page_size=self.page_size, pages_per_block=self.pages_per_block,
+                          kernel=self.kernel)
+
+    def end_write(self, write: PagedWrite, bufs: Any) -> PagedKVCache:
+        kv = bufs if self.stacked else tuple(bufs)
+        return dataclasses.replace(self, kv=kv, lens=write.new_lens)
+
+
+def work_list(kv_lens: jax.Array, live: jax.Array, page_size: int, max_pages: int, unit: int = 1
+              ) -> tuple[jax.Array, jax.Array, jax.Array]:
+    """The (row, unit-of-row) entries covering every page of the ``live`` rows, row-major; a unit
+    is ``unit`` consecutive pages of one row, counted from the row's first page (so how a row's
+    pages are grouped never depends on the other rows).
+
+    Returns ``rows int32 [B * ceil(max_pages / unit)]`` (``B`` past the end: no entry), ``first``
+    (the unit's first page index within its row) and ``n`` (int32 [], entries in use).  Static
+    length, dynamic count: the attention loop's trip count follows ``n``.
+    """
+    b = kv_lens.shape[0]
+    per_row = -(-max_pages // unit)
+    pages = jnp.minimum((kv_lens + page_size - 1) // page_size, max_pages)
+    counts = jnp.where(live, (pages + unit - 1) // unit, 0)
+    ends = jnp.cumsum(counts)
+    e = jnp.arange(b * per_row, dtype=jnp.int32)
+    row = jnp.searchsorted(ends, e, side="right").astype(jnp.int32)  # first row whose end > e
+    idx = e - jnp.take(ends - counts, jnp.minimum(row, b - 1))
+    n = ends[-1].astype(jnp.int32)
+    row = jnp.where(e < n, row, b)
+    return row, (jnp.where(e < n, idx, 0) * unit).astype(jnp.int32), n
+
+
+@jax.tree_util.register_dataclass
+@dataclasses.dataclass(frozen=True)
+class PagedWrite:
+    """What a layer needs to write its new tokens into the pool and attend over it (built once per
+    forward by :meth:`PagedKVCache.begin_write`; ``kv`` is the layer's pool, or the stacked pool
+    with ``layer`` naming the layer)."""
+
+    kv: Any
+    table: jax.Array  # [B, max_pages]
+    start: jax.Array  # [B] slot of each row's first new token
+    new_lens: jax.Array  # [B] tokens each row holds after the write
+    dest_page: jax.Array  # [B, T] pool page of each new token (num_pages: not written)
+    dest_off: jax.Array  # [B, T] its offset in the page
+    rows: jax.Array  # [N] work list: row of each entry (B: none)
+    jpage: jax.Array  # [N] the entry's first page index within its row
+    n_entries: jax.Array  # [] entries in use
+    layer: jax.Array | None = None
+    page_size: int = dataclasses.field(default=PAGE_SIZE, metadata={"static": True})
+    pages_per_block: int = dataclasses.field(default=PAGES_PER_BLOCK, metadata={"static": True})
+    kernel: str = dataclasses.field(default="xla", metadata={"static": True})
+
+    # the decoder's buffer protocol (shared with ``cached_attention.KVWrite``)
+    def layer_bufs(self, i: int) -> Any:
+        return self.kv[i]
+
+    def stacked_bufs(self) -> Any:
+        return self.kv
+
+    def for_layer(self, bufs: Any, layer: jax.Array | None) -> PagedWrite:
+        return dataclasses.replace(self, kv=bufs, layer=layer)
+
+
+def write_pages(pool: jax.Array, k: jax.Array, v: jax.Array, w: PagedWrite) -> jax.Array:
+    """Scatter ``k, v: [B, T, KV, D]`` into the pool at ``(dest_page, dest_off)`` (K at even,
+    V at odd combined heads); invalid tokens (``dest_page`` out of range) are dropped."""
+    b, t, kvh, d = k.shape
+    new = jnp.stack([k, v], axis=3).reshape(b * t, 2 * kvh, d).astype(pool.dtype)
+    page, off = w.dest_page.reshape(-1), w.dest_off.reshape(-1)
+    if w.layer is None:
+        return pool.at[page, off].set(new, mode="drop")
+    return pool.at[w.layer.astype(jnp.int32), page, off].set(new, mode="drop")
+
+
+def _gather_pages(pool: jax.Array, layer: jax.Array | None, pages: jax.Array) -> jax.Array:
+    """Pool pages ``pages [E]`` of the layer: ``[E, page_size, 2 * KV, D]``."""
+    if layer is None:
+        return jnp.take(pool, pages, axis=0, mode="clip")
+    return pool[layer.astype(jnp.int32), jnp.clip(pages, 0, pool.shape[1] - 1)]
+
+
+def _pages_kv(pool: jax.Array, layer: jax.Array | None, table_rows: jax.Array, jp: jax.Array
+              ) -> tuple[jax.Array, jax.Array]:
+    """K and V of pages ``table_rows[.., jp]``: ``[..., KV, n * page_size, D]`` each (``jp [..., n]``)."""
+    pages = jnp.take_along_axis(table_rows, jnp.clip(jp, 0, table_rows.shape[-1] - 1), axis=-1)
+    blk = _gather_pages(pool, layer, pages.reshape(-1))  # [M * n, ps, 2KV, D]
+    lead, n = jp.shape[:-1], jp.shape[-1]
+    ps, kv2, d = blk.shape[1:]
+    blk = blk.reshape(*lead, n * ps, kv2 // 2, 2, d)
+    k = jnp.moveaxis(blk[..., 0, :], -2, -3)
+    v = jnp.moveaxis(blk[..., 1, :], -2, -3)
+    return k, v
+
+
+def paged_attention_xla(q: jax.Array, pool: jax.Array, w: PagedWrite, scale: float) -> jax.Array:
+    """GQA attention of ``q: [B, T, H, D]`` over the pages of each row with a valid query, by the
+    work list (see the module docstring); ``[B, T, H, D]`` in ``q``'s dtype.  A row with no live
+    page (an idle decode row) gets zeros.
+
+    A row's result never depends on the other rows (refill invariance, to the bit): its pages are
+    grouped from its own first page, and every floating-point step on them is the same whatever
+    the neighbours hold.  Two shapes of loop keep it so:
+
+    * decode (``T == 1``): each iteration scores ``pages_per_block`` entries (pages, of any rows)
+      and keeps each page's partial softmax (its max, sum and weighted values); after the loop a
+      row's partials are merged in page order (flash-decoding's split-K);
+    * prefill chunks (``T > 1``): each iteration takes ``pages_per_block`` pages of one row and
+      updates that row's online softmax, units in row order (few rows, many queries a unit).
+
+    Numerics follow ``cached_attention.blocked_attention``: f32 scores, probabilities cast to the
+    value dtype for the value product, f32 accumulation.
+    """
+    if q.shape[1] == 1:
+        return _decode_split(q, pool, w, scale)
+    return _prefill_units(q, pool, w, scale)
+
+
+def _grouped(q: jax.Array, kvh: int) -> jax.Array:
+    b, t, h, d = q.shape
+    return q.reshape(b, t, kvh, h // kvh, d).transpose(0, 2, 3, 1, 4).reshape(b, kvh, (h // kvh) * t, d)
+
+
+def _ungrouped(o: jax.Array, t: int) -> jax.Array:
+    b, kvh, gt, d = o.shape
+    g = gt // t
+    return o.reshape(b, kvh, g, t, d).transpose(0, 3, 1, 2, 4).reshape(b, t, kvh * g, d)
+
+
+def _decode_split(q: jax.Array, pool: jax.Array, w: PagedWrite, scale: float) -> jax.Array:
+    b, _, h, d = q.shape
+    kvh = pool.shape[-2] // 2
+    g = h // kvh
+    ps, eb = w.page_size, w.pages_per_block
+    qg = _grouped(q, kvh)  # [B, KV, g, D]
+    n_total = w.rows.shape[0] + (-w.rows.shape[0]) % eb
+    rows = jnp.pad(w.rows, (0, n_total - w.rows.shape[0]), constant_values=b)
+    jpage = jnp.pad(w.jpage, (0, n_total - w.jpage.shape[0]))
+    offsets = jnp.arange(ps, dtype=jnp.int32)
+
+    def body(i: jax.Array, bufs: tuple[jax.Array, jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array, jax.Array]:
+        pm, pl, pacc = bufs  # per entry: max [N, KV, g], sum [N, KV, g], values [N, KV, g, D]
+        r = jax.lax.dynamic_slice_in_dim(rows, i * eb, eb)
+        jp = jax.lax.dynamic_slice_in_dim(jpage, i * eb, eb)
+        rc = jnp.minimum(r, b - 1)
+        k_blk, v_blk = _pages_kv(pool, w.layer, w.table[rc], jp[:, None])  # [E, KV, ps, D]
+        slots = jp[:, None] * ps + offsets[None, :]
+        keep = (slots <= w.start[rc][:, None]) & (r < b)[:, None]  # [E, ps]
+        sc = jnp.einsum("ekgd,eksd->ekgs", qg[rc], k_blk.astype(q.dtype), preferred_element_type=jnp.float32)
+        sc = jnp.where(keep[:, None, None], sc * jnp.asarray(scale, jnp.float32), MASKED_SCORE)
+        m = jnp.max(sc, axis=-1)
+        p = jnp.exp(sc - m[..., None])
+        pv = jnp.einsum("ekgs,eksd->ekgd", p.astype(v_blk.dtype), v_blk, preferred_element_type=jnp.float32)
+        put = lambda buf, x: jax.lax.dynamic_update_slice_in_dim(buf, x, i * eb, axis=0)  # noqa: E731
+        return put(pm, m), put(pl, jnp.sum(p, axis=-1)), put(pacc, pv)
+
+    init = (jnp.full((n_total, kvh, g), MASKED_SCORE, jnp.float32), jnp.zeros((n_total, kvh, g), jnp.float32),
+            jnp.zeros((n_total, kvh, g, d), jnp.float32))
+    trips = (w.n_entries + eb - 1) // eb
+    pm, pl, pacc = jax.lax.fori_loop(jnp.int32(0), trips, body, init)
+    # merge each row's partials in page order (a scatter adds its updates in index order)
+    m_row = jnp.full((b + 1, kvh, g), MASKED_SCORE, jnp.float32).at[rows].max(pm)
+    wgt = jnp.exp(pm - m_row[rows])
+    denom = jnp.zeros((b + 1, kvh, g), jnp.float32).at[rows].add(pl * wgt)[:b]
+    acc = jnp.zeros((b + 1, kvh, g, d), jnp.float32).at[rows].add(pacc * wgt[..., None])[:b]
+    o = jnp.where(denom[..., None] > 0, acc / jnp.where(denom > 0, denom, 1.0)[..., None], 0.0)
+    return _ungrouped(o, 1).astype(q.dtype)
+
+
+def _prefill_units(q: jax.Array, pool: jax.Array, w: PagedWrite, scale: float) -> jax.Array:
+    b, t, h, d = q.shape
+    kvh = pool.shape[-2] // 2
+    g = h // kvh
+    ps, eb = w.page_size, w.pages_per_block
+    qg = _grouped(q, kvh)  # [B, KV, g*T, D]
+    q_slot = w.start[:, None] + jnp.arange(t, dtype=jnp.int32)[None, :]  # [B, T]
+    slots_in_unit = jnp.arange(eb * ps, dtype=jnp.int32)
+
+    def body(i: jax.Array, carry: tuple[jax.Array, jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array, jax.Array]:
+        m_all, l_all, acc_all = carry  # [B+1, KV, g, T], [B+1, KV, g, T], [B+1, KV, g*T, D]
+        r = w.rows[i]
+        rc = jnp.minimum(r, b - 1)
+        jp = w.jpage[i] + jnp.arange(eb, dtype=jnp.int32)
+        k_blk, v_blk = _pages_kv(pool, w.layer, w.table[rc], jp)  # [KV, eb*ps, D]
+        slots = w.jpage[i] * ps + slots_in_unit
+        keep = (slots[None, :] <= q_slot[rc][:, None]) & (jp[:, None] < w.table.shape[1]).repeat(ps, 1).reshape(-1)
+        sc = jnp.einsum("kqd,ksd->kqs", qg[rc], k_blk.astype(q.dtype), preferred_element_type=jnp.float32)
+        sc = sc.reshape(kvh, g, t, eb * ps) * jnp.asarray(scale, jnp.float32)
+        sc = jnp.where(keep[None, None], sc, MASKED_SCORE)
+        m = m_all[r]
+        m_new = jnp.maximum(m, jnp.max(sc, axis=-1))
+        corr = jnp.exp(m - m_new)
+        p = jnp.exp(sc - m_new[..., None])
+        denom = l_all[r] * corr + jnp.sum(p, axis=-1)
+        pv = jnp.einsum("kqs,ksd->kqd", p.reshape(kvh, g * t, eb * ps).astype(v_blk.dtype), v_blk,
+                        preferred_element_type=jnp.float32)
+        acc = acc_all[r] * corr.reshape(kvh, g * t, 1) + pv
+        return m_all.at[r].set(m_new), l_all.at[r].set(denom), acc_all.at[r].set(acc)
+
+    init = (jnp.full((b + 1, kvh, g, t), MASKED_SCORE, jnp.float32), jnp.zeros((b + 1, kvh, g, t), jnp.float32),
+            jnp.zeros((b + 1, kvh, g * t, d), jnp.float32))
+    _, denom, acc = jax.lax.fori_loop(jnp.int32(0), w.n_entries, body, init)
+    denom = denom[:b].reshape(b, kvh, g * t, 1)
+    o = jnp.where(denom > 0, acc[:b] / jnp.where(denom > 0, denom, 1.0), 0.0)
+    return _ungrouped(o, t).astype(q.dtype)
+
+
+def paged_cached_attention(q: jax.Array, k: jax.Array, v: jax.Array, w: PagedWrite, scale: float
+                           ) -> tuple[jax.Array, jax.Array]:
+    """Write the new ``k, v: [B, T, KV, D]`` into the pool, then attend ``q`` over each row's
+    pages.  Returns the output ``[B, T, H, D]`` and the layer's updated pool (as given)."""
+    pool = write_pages(w.kv, k, v, w)
+    if w.kernel == "tpu":
+        from prove_jax.models.kernels import tpu_ragged_paged_attention
+
+        out = tpu_ragged_paged_attention(q, pool, w, scale)
+    else:
+        out = paged_attention_xla(q, pool, w, scale)
+    return out, pool
