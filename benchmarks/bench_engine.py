@@ -16,6 +16,15 @@ Figures (``RESULT <name> <value> <unit> goal=<goal>``):
 * ``device_wait_fraction``: share of that run's device time spent idle, waiting for the host
   (measured by the engine's watcher thread: gaps between a program finishing and the next one
   being dispatched).
+* ``engine_mixed_len_speedup`` / ``engine_uniform_speedup`` (``_200m`` for the 200M shape): decode
+  tokens/s of the paged engine (``engine.kv=paged``, the default) over the dense one
+  (``engine.kv=dense``), same weights, same rows, in the same run, alternating rounds, best of
+  each. 8 rows at ``max_len`` 4,096: *mixed* = one row with a 3,800-token prompt and seven of
+  100-400 tokens (mean fill 0.19 of the cap); *uniform* = eight rows of 3,800 tokens. Each row's
+  prompt is prefilled by a first 1-token turn; the timed turn decodes 32 tokens a row (its
+  prefill is one token), so the figure is decode. The dense read visits blocks up to the fullest
+  row for every row; the paged read visits each row's own pages. Tiny Qwen3 (1M) and a 200M
+  Qwen3 shape (hidden 1,024, 16 layers, 16/8 heads, head dim 64, vocab 32k), f32, random weights.
 * ``decode_roofline_b1`` / ``decode_roofline_b64`` (GPU only): decode step time of a
   Qwen3-4B-shaped random bf16 model at batch 1 and 64, as a fraction of the HBM roofline
   (bytes of weights + KV cache read per step / ``--hbm-gbps``). Skipped with a message on CPU.
@@ -115,6 +124,79 @@ def bench_decode(workdir: Path, block: int) -> None:
     print(f"INFO decode tokens/s: ours {our_tps:.0f}, transformers {hf_tps:.0f}; greedy token agreement "
           f"{agree:.3f} (f32 both; near-ties of a random model may differ)", flush=True)
     result("decode_vs_transformers", our_tps / hf_tps, "x", "3")
+
+
+# ---- paged vs dense on ragged rows ----------------------------------------------------------
+SHAPES = {
+    "tiny": dict(vocab_size=1000, hidden_size=64, intermediate_size=128, num_layers=2, num_heads=4,
+                 num_kv_heads=2, head_dim=32),
+    "200m": dict(vocab_size=32000, hidden_size=1024, intermediate_size=2816, num_layers=16, num_heads=16,
+                 num_kv_heads=8, head_dim=64),
+}
+MIX_CAP, MIX_LONG, MIX_NEW = 4096, 3800, 32
+MIX_SHORT = (100, 150, 200, 250, 300, 350, 400)
+
+
+def bench_mixed(shape: str, rounds: int) -> None:
+    import jax
+    from flax import nnx
+
+    from prove_jax.engine import Engine, EngineConfig, Sampler, SamplingConfig
+    from prove_jax.models import Qwen3Config, init_model
+
+    cfg = Qwen3Config(**SHAPES[shape], max_position_embeddings=8192, dtype="float32", param_dtype="float32")
+    model = init_model(cfg, seed=0)
+    n_params = sum(x.size for x in jax.tree.leaves(nnx.state(model)))
+    rng = np.random.default_rng(0)
+    vocab = SHAPES[shape]["vocab_size"]
+    mixes = {"mixed": (MIX_LONG, *MIX_SHORT), "uniform": (MIX_LONG,) * 8}
+    prompts = {k: [[int(x) for x in rng.integers(1, vocab, n)] for n in lens] for k, lens in mixes.items()}
+    one = SamplingConfig(temperature=0.0, max_new_tokens=1)
+    sp = SamplingConfig(temperature=0.0, max_new_tokens=MIX_NEW)
+
+    async def timed(engine: Engine, rows: list[list[int]]) -> tuple[float, list[list[int]]]:
+        async def row(i: int, p: list[int]) -> tuple[list[int], Any]:
+            async with engine.session(i) as sess:
+                first = await sess.generate(p, one)
+                ctx = p + first.ids
+                await barrier.wait()  # every row prefilled before the clock starts
+                t0 = time.perf_counter()
+                gen = await sess.generate(ctx, sp)
+                return gen.ids, t0
+
+        barrier = asyncio.Barrier(len(rows))
+        out = await asyncio.gather(*(row(i, p) for i, p in enumerate(rows)))
+        return time.perf_counter() - min(t for _, t in out), [ids for ids, _ in out]
+
+    engines = {}
+    for kv in ("dense", "paged"):
+        ec = EngineConfig(slots=8, max_len=MIX_CAP, max_chunk=512, prefill_rows=2, kv=kv)
+        engines[kv] = Sampler(model, ec, stop_ids=(), vocab_limit=vocab)
+
+    async def run(kv: str, mix: str) -> tuple[float, list[list[int]]]:
+        async with Engine(engines[kv], engines[kv].config, sampling=sp) as eng:
+            return await timed(eng, prompts[mix])
+
+    suffix = "" if shape == "tiny" else f"_{shape}"
+    for mix in ("mixed", "uniform"):
+        for kv in engines:  # warm-up: compiles every program either engine runs here
+            asyncio.run(run(kv, mix))
+        times: dict[str, list[float]] = {"dense": [], "paged": []}
+        tokens: dict[str, list[list[int]]] = {}
+        for _ in range(rounds):
+            for kv in ("dense", "paged"):
+                time.sleep(0.2)
+                s, tokens[kv] = asyncio.run(run(kv, mix))
+                times[kv].append(s)
+        same = tokens["dense"] == tokens["paged"]
+        tps = {kv: 8 * MIX_NEW / min(ts) for kv, ts in times.items()}
+        lens = mixes[mix]
+        print(f"INFO {shape} ({n_params / 1e6:.1f}M params) {mix}: rows {list(lens)} (mean fill "
+              f"{np.mean(lens) / MIX_CAP:.2f} of {MIX_CAP}); decode tok/s dense {tps['dense']:.1f} "
+              f"{[round(x, 3) for x in times['dense']]} s, paged {tps['paged']:.1f} "
+              f"{[round(x, 3) for x in times['paged']]} s; greedy tokens identical: {same}", flush=True)
+        name = "engine_mixed_len_speedup" if mix == "mixed" else "engine_uniform_speedup"
+        result(name + suffix, tps["paged"] / tps["dense"], "x", ">= 2" if mix == "mixed" else ">= 0.95")
 
 
 # ---- episodes -------------------------------------------------------------------------------
@@ -255,6 +337,9 @@ def main() -> None:
     ap.add_argument("--decode-block", type=int, default=None, help="EngineConfig.decode_block (default: its default)")
     ap.add_argument("--skip-decode", action="store_true")
     ap.add_argument("--skip-episodes", action="store_true")
+    ap.add_argument("--skip-mixed", action="store_true")
+    ap.add_argument("--mixed-shapes", nargs="*", default=["tiny", "200m"], choices=sorted(SHAPES))
+    ap.add_argument("--mixed-rounds", type=int, default=3)
     ap.add_argument("--roofline-smoke", action="store_true",
                     help="run the roofline code path with a tiny shape on any backend (debugging)")
     args = ap.parse_args()
@@ -267,6 +352,9 @@ def main() -> None:
             bench_decode(work, block)
         if not args.skip_episodes:
             bench_episodes(work, args.samples, args.slots, block)
+        if not args.skip_mixed:
+            for shape in args.mixed_shapes:
+                bench_mixed(shape, args.mixed_rounds)
         bench_roofline(args.hbm_gbps, args.roofline_smoke)
 
 

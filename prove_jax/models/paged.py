@@ -9,10 +9,14 @@ row holds.
 
 Layout (all shapes static, so one compiled program serves every fill level)::
 
-    kv    : per layer [pages, page_size, 2 * kv_heads, head_dim]  keys at even combined heads,
-            (a tuple of ``num_layers`` arrays;                       values at odd ones: the
-            one stacked [layers, ...] array when                     layout of the TPU ragged
-            the model scans its layers)                              paged attention kernel
+    kv    : the pool, in the layout its attention reads (``kernel``):
+            xla: (k, v), each [pages, kv_heads, page_size, head_dim]   a page's keys already in
+                                                                       the dots' [.., seq, D] form
+            tpu: (kv,),  [pages, page_size, 2 * kv_heads, head_dim]    keys at even combined heads,
+                                                                       values at odd ones: the TPU
+                                                                       ragged paged attention
+                                                                       kernel's layout
+            one such tuple per layer, or (``scanned``) one tuple of [layers, ...] stacked arrays
     lens  : int32 [B]              tokens each row holds (= the slot its next token is written to)
     table : int32 [B, max_pages]   the pool page holding each row's j-th page; entries past a
                                    row's pages are never read unmasked (any value is fine)
@@ -45,16 +49,31 @@ from jax.sharding import Mesh
 from prove_jax.models.config import ModelConfig
 from prove_jax.models.sharding import Rules, named_sharding
 
-POOL_AXES = ("cache_pages", None, "kv_heads", "head_dim")
-"""Logical axes of one layer's page pool (a stacked pool has ``layers`` in front).  The combined
-heads axis shards like kv heads: keys and values of a head are adjacent, so a shard holds pairs."""
+POOL_AXES = {"split": ("cache_pages", "kv_heads", None, "head_dim"),
+             "combined": ("cache_pages", None, "kv_heads", "head_dim")}
+"""Logical axes of one layer's pool arrays, per layout (a stacked pool has ``layers`` in front).
+The combined heads axis shards like kv heads: a head's key and value are adjacent, so a shard
+holds pairs."""
+
+
+def pool_layout(kernel: str) -> str:
+    """``combined`` for the TPU kernel, ``split`` (a page's K and V apart) for the XLA path: on
+    CPU, splitting the combined heads of gathered pages cost the decode ~20 % (measured)."""
+    return "combined" if kernel == "tpu" else "split"
 
 PAGE_SIZE = 64
 """Default tokens per page: small enough that a row wastes at most 63 slots, large enough that a
 page is a worthwhile unit of work (and a multiple of 16, which the TPU kernel wants for bf16)."""
 
 PAGES_PER_BLOCK = 8
-"""Default work-list entries (pages) the XLA path visits per loop iteration (512 tokens at 64)."""
+"""Default pages per unit of the XLA path's work (512 tokens at 64): a row's pages are grouped in
+units from its first page, and a unit is one dot per KV head.  With one page a unit and 8 units
+an iteration, a tiny model's decode over full 3.8k-token rows ran 0.44x the dense read on
+XLA:CPU (small dots, 8x the loop trips; measured); a row wastes at most one partial unit."""
+
+DECODE_WIDTH = 8
+"""Units a decode iteration scores (of any rows): a decode query is one token, so a unit is cheap
+and the loop's per-iteration cost is what to amortise."""
 
 MASKED_SCORE = -0.7 * float(jnp.finfo(jnp.float32).max)
 """Score of a masked slot (as in ``cached_attention``): finite, so ``exp(masked - real)`` is 0."""
@@ -72,7 +91,9 @@ class PagedKVCache:
     pages_per_block: int = dataclasses.field(default=PAGES_PER_BLOCK, metadata={"static": True})
     kernel: str = dataclasses.field(default="xla", metadata={"static": True})
     """Attention implementation: ``xla`` (the work-list loop, any backend) or ``tpu`` (ragged paged
-    attention, Pallas; ``kernels.choose_kernel``)."""
+    attention, Pallas; ``kernels.choose_kernel``).  It fixes the pool's layout (``pool_layout``)."""
+    stacked: bool = dataclasses.field(default=False, metadata={"static": True})
+    """One tuple of ``[layers, ...]`` arrays (a scanned model) rather than one tuple per layer."""
 
     @classmethod
     def init(cls, config: ModelConfig, batch: int, pages: int, max_pages: int, *,
@@ -83,22 +104,23 @@ class PagedKVCache:
             raise ValueError(f"page_size, pages, max_pages and pages_per_block must be >= 1, got "
                              f"{page_size}, {pages}, {max_pages}, {pages_per_block}")
         dt = jnp.dtype(dtype or config.dtype)
-        shape = (pages, page_size, 2 * config.num_kv_heads, config.head_dim)
-        if config.scan_layers:
-            kv: Any = jnp.zeros((config.num_layers, *shape), dt)
+        kvh, d = config.num_kv_heads, config.head_dim
+        if pool_layout(kernel) == "combined":
+            shapes = [(pages, page_size, 2 * kvh, d)]
         else:
-            kv = tuple(jnp.zeros(shape, dt) for _ in range(config.num_layers))
+            shapes = [(pages, kvh, page_size, d)] * 2
+        if config.scan_layers:
+            kv: Any = tuple(jnp.zeros((config.num_layers, *sh), dt) for sh in shapes)
+        else:
+            kv = tuple(tuple(jnp.zeros(sh, dt) for sh in shapes) for _ in range(config.num_layers))
         cache = cls(kv=kv, lens=jnp.zeros((batch,), jnp.int32), table=jnp.zeros((batch, max_pages), jnp.int32),
-                    page_size=page_size, pages_per_block=pages_per_block, kernel=kernel)
+                    page_size=page_size, pages_per_block=pages_per_block, kernel=kernel,
+                    stacked=config.scan_layers)
         return cache if mesh is None else cache.shard(mesh, config.sharding_rules)
 
     @property
     def batch_size(self) -> int:
         return self.lens.shape[0]
-
-    @property
-    def stacked(self) -> bool:
-        return not isinstance(self.kv, tuple)
 
     @property
     def num_pages(self) -> int:
@@ -118,7 +140,8 @@ class PagedKVCache:
         return sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(self.kv))
 
     def pool_axes(self) -> tuple[str | None, ...]:
-        return ("layers", *POOL_AXES) if self.stacked else POOL_AXES
+        axes = POOL_AXES[pool_layout(self.kernel)]
+        return ("layers", *axes) if self.stacked else axes
 
     def _placed(self, mesh: Mesh, rules: Rules, put: Any) -> PagedKVCache:
         axes = self.pool_axes()
@@ -150,15 +173,15 @@ class PagedKVCache:
         page = jnp.take_along_axis(self.table, jnp.clip(j, 0, self.max_pages - 1), axis=1)
         ok = (offs < n_valid[:, None]) & (j < self.max_pages)
         dest_page = jnp.where(ok, page, self.num_pages)  # out of range: dropped
-        unit = 1 if t == 1 else self.pages_per_block  # see paged_attention_xla
-        rows, jpage, n_entries = work_list(new_lens, n_valid > 0, self.page_size, self.max_pages, unit)
+        rows, jpage, n_entries = work_list(new_lens, n_valid > 0, self.page_size, self.max_pages,
+                                           self.pages_per_block)
         return PagedWrite(kv=self.kv, table=self.table, start=start, new_lens=new_lens,
                           dest_page=dest_page, dest_off=slot % self.page_size, rows=rows, jpage=jpage,
                           n_entries=n_entries, page_size=self.page_size, pages_per_block=self.pages_per_block,
                           kernel=self.kernel)
 
     def end_write(self, write: PagedWrite, bufs: Any) -> PagedKVCache:
-        kv = bufs if self.stacked else tuple(bufs)
+        kv = tuple(bufs)
         return dataclasses.replace(self, kv=kv, lens=write.new_lens)
 
 
@@ -217,38 +240,49 @@ class PagedWrite:
         return dataclasses.replace(self, kv=bufs, layer=layer)
 
 
-def write_pages(pool: jax.Array, k: jax.Array, v: jax.Array, w: PagedWrite) -> jax.Array:
-    """Scatter ``k, v: [B, T, KV, D]`` into the pool at ``(dest_page, dest_off)`` (K at even,
-    V at odd combined heads); invalid tokens (``dest_page`` out of range) are dropped."""
+def write_pages(parts: tuple[jax.Array, ...], k: jax.Array, v: jax.Array, w: PagedWrite) -> tuple[jax.Array, ...]:
+    """Scatter ``k, v: [B, T, KV, D]`` into the layer's pool arrays at ``(dest_page, dest_off)``;
+    invalid tokens (``dest_page`` out of range) are dropped."""
     b, t, kvh, d = k.shape
-    new = jnp.stack([k, v], axis=3).reshape(b * t, 2 * kvh, d).astype(pool.dtype)
     page, off = w.dest_page.reshape(-1), w.dest_off.reshape(-1)
-    if w.layer is None:
-        return pool.at[page, off].set(new, mode="drop")
-    return pool.at[w.layer.astype(jnp.int32), page, off].set(new, mode="drop")
+    lead = () if w.layer is None else (w.layer.astype(jnp.int32),)
+    if len(parts) == 1:  # combined: K at even, V at odd heads
+        new = jnp.stack([k, v], axis=3).reshape(b * t, 2 * kvh, d).astype(parts[0].dtype)
+        return (parts[0].at[(*lead, page, off)].set(new, mode="drop"),)
+    kp, vp = parts  # split: [.., P, KV, ps, D]; the advanced (page, off) dims lead the update
+    return (kp.at[(*lead, page, slice(None), off)].set(k.reshape(b * t, kvh, d).astype(kp.dtype), mode="drop"),
+            vp.at[(*lead, page, slice(None), off)].set(v.reshape(b * t, kvh, d).astype(vp.dtype), mode="drop"))
 
 
 def _gather_pages(pool: jax.Array, layer: jax.Array | None, pages: jax.Array) -> jax.Array:
-    """Pool pages ``pages [E]`` of the layer: ``[E, page_size, 2 * KV, D]``."""
+    """Pool pages ``pages [E]`` of the layer (the pool's own per-page layout)."""
     if layer is None:
         return jnp.take(pool, pages, axis=0, mode="clip")
     return pool[layer.astype(jnp.int32), jnp.clip(pages, 0, pool.shape[1] - 1)]
 
 
-def _pages_kv(pool: jax.Array, layer: jax.Array | None, table_rows: jax.Array, jp: jax.Array
+def _pages_kv(parts: tuple[jax.Array, ...], layer: jax.Array | None, table_rows: jax.Array, jp: jax.Array
               ) -> tuple[jax.Array, jax.Array]:
     """K and V of pages ``table_rows[.., jp]``: ``[..., KV, n * page_size, D]`` each (``jp [..., n]``)."""
     pages = jnp.take_along_axis(table_rows, jnp.clip(jp, 0, table_rows.shape[-1] - 1), axis=-1)
-    blk = _gather_pages(pool, layer, pages.reshape(-1))  # [M * n, ps, 2KV, D]
     lead, n = jp.shape[:-1], jp.shape[-1]
-    ps, kv2, d = blk.shape[1:]
-    blk = blk.reshape(*lead, n * ps, kv2 // 2, 2, d)
-    k = jnp.moveaxis(blk[..., 0, :], -2, -3)
-    v = jnp.moveaxis(blk[..., 1, :], -2, -3)
-    return k, v
+    if len(parts) == 1:  # combined [ps, 2KV, D] pages
+        blk = _gather_pages(parts[0], layer, pages.reshape(-1))
+        ps, kv2, d = blk.shape[1:]
+        blk = blk.reshape(*lead, n * ps, kv2 // 2, 2, d)
+        return jnp.moveaxis(blk[..., 0, :], -2, -3), jnp.moveaxis(blk[..., 1, :], -2, -3)
+    out = []
+    for pool in parts:  # split [KV, ps, D] pages
+        blk = _gather_pages(pool, layer, pages.reshape(-1))
+        kvh, ps, d = blk.shape[1:]
+        blk = blk.reshape(*lead, n, kvh, ps, d)
+        if n > 1:
+            blk = jnp.moveaxis(blk, -3, -4)
+        out.append(blk.reshape(*lead, kvh, n * ps, d))
+    return out[0], out[1]
 
 
-def paged_attention_xla(q: jax.Array, pool: jax.Array, w: PagedWrite, scale: float) -> jax.Array:
+def paged_attention_xla(q: jax.Array, pool: tuple[jax.Array, ...], w: PagedWrite, scale: float) -> jax.Array:
     """GQA attention of ``q: [B, T, H, D]`` over the pages of each row with a valid query, by the
     work list (see the module docstring); ``[B, T, H, D]`` in ``q``'s dtype.  A row with no live
     page (an idle decode row) gets zeros.
@@ -257,9 +291,10 @@ def paged_attention_xla(q: jax.Array, pool: jax.Array, w: PagedWrite, scale: flo
     grouped from its own first page, and every floating-point step on them is the same whatever
     the neighbours hold.  Two shapes of loop keep it so:
 
-    * decode (``T == 1``): each iteration scores ``pages_per_block`` entries (pages, of any rows)
-      and keeps each page's partial softmax (its max, sum and weighted values); after the loop a
-      row's partials are merged in page order (flash-decoding's split-K);
+    * decode (``T == 1``): each iteration scores ``DECODE_WIDTH`` units (``pages_per_block`` pages
+      of one row each, of any rows) and keeps each unit's partial softmax (its max, sum and
+      weighted values); after the loop a row's partials are merged in unit order (flash-decoding's
+      split-K);
     * prefill chunks (``T > 1``): each iteration takes ``pages_per_block`` pages of one row and
       updates that row's online softmax, units in row order (few rows, many queries a unit).
 
@@ -282,25 +317,32 @@ def _ungrouped(o: jax.Array, t: int) -> jax.Array:
     return o.reshape(b, kvh, g, t, d).transpose(0, 3, 1, 2, 4).reshape(b, t, kvh * g, d)
 
 
-def _decode_split(q: jax.Array, pool: jax.Array, w: PagedWrite, scale: float) -> jax.Array:
+def _kv_heads(parts: tuple[jax.Array, ...]) -> int:
+    return parts[0].shape[-2] // 2 if len(parts) == 1 else parts[0].shape[-3]
+
+
+def _decode_split(q: jax.Array, pool: tuple[jax.Array, ...], w: PagedWrite, scale: float) -> jax.Array:
     b, _, h, d = q.shape
-    kvh = pool.shape[-2] // 2
+    kvh = _kv_heads(pool)
     g = h // kvh
-    ps, eb = w.page_size, w.pages_per_block
+    ps, u = w.page_size, w.pages_per_block
+    eb = min(DECODE_WIDTH, w.rows.shape[0])
     qg = _grouped(q, kvh)  # [B, KV, g, D]
     n_total = w.rows.shape[0] + (-w.rows.shape[0]) % eb
     rows = jnp.pad(w.rows, (0, n_total - w.rows.shape[0]), constant_values=b)
     jpage = jnp.pad(w.jpage, (0, n_total - w.jpage.shape[0]))
-    offsets = jnp.arange(ps, dtype=jnp.int32)
+    unit_slots = jnp.arange(u * ps, dtype=jnp.int32)
 
     def body(i: jax.Array, bufs: tuple[jax.Array, jax.Array, jax.Array]) -> tuple[jax.Array, jax.Array, jax.Array]:
-        pm, pl, pacc = bufs  # per entry: max [N, KV, g], sum [N, KV, g], values [N, KV, g, D]
+        pm, pl, pacc = bufs  # per unit: max [N, KV, g], sum [N, KV, g], values [N, KV, g, D]
         r = jax.lax.dynamic_slice_in_dim(rows, i * eb, eb)
-        jp = jax.lax.dynamic_slice_in_dim(jpage, i * eb, eb)
+        first = jax.lax.dynamic_slice_in_dim(jpage, i * eb, eb)
         rc = jnp.minimum(r, b - 1)
-        k_blk, v_blk = _pages_kv(pool, w.layer, w.table[rc], jp[:, None])  # [E, KV, ps, D]
-        slots = jp[:, None] * ps + offsets[None, :]
-        keep = (slots <= w.start[rc][:, None]) & (r < b)[:, None]  # [E, ps]
+        jp = first[:, None] + jnp.arange(u, dtype=jnp.int32)[None, :]  # [E, u]
+        k_blk, v_blk = _pages_kv(pool, w.layer, w.table[rc], jp)  # [E, KV, u * ps, D]
+        slots = first[:, None] * ps + unit_slots[None, :]
+        # slots past the table (a last unit wider than the row's table) read a clipped page: masked
+        keep = (slots <= w.start[rc][:, None]) & (r < b)[:, None] & (slots < w.table.shape[1] * ps)
         sc = jnp.einsum("ekgd,eksd->ekgs", qg[rc], k_blk.astype(q.dtype), preferred_element_type=jnp.float32)
         sc = jnp.where(keep[:, None, None], sc * jnp.asarray(scale, jnp.float32), MASKED_SCORE)
         m = jnp.max(sc, axis=-1)
@@ -322,9 +364,9 @@ def _decode_split(q: jax.Array, pool: jax.Array, w: PagedWrite, scale: float) ->
     return _ungrouped(o, 1).astype(q.dtype)
 
 
-def _prefill_units(q: jax.Array, pool: jax.Array, w: PagedWrite, scale: float) -> jax.Array:
+def _prefill_units(q: jax.Array, pool: tuple[jax.Array, ...], w: PagedWrite, scale: float) -> jax.Array:
     b, t, h, d = q.shape
-    kvh = pool.shape[-2] // 2
+    kvh = _kv_heads(pool)
     g = h // kvh
     ps, eb = w.page_size, w.pages_per_block
     qg = _grouped(q, kvh)  # [B, KV, g*T, D]
@@ -361,14 +403,14 @@ def _prefill_units(q: jax.Array, pool: jax.Array, w: PagedWrite, scale: float) -
 
 
 def paged_cached_attention(q: jax.Array, k: jax.Array, v: jax.Array, w: PagedWrite, scale: float
-                           ) -> tuple[jax.Array, jax.Array]:
+                           ) -> tuple[jax.Array, tuple[jax.Array, ...]]:
     """Write the new ``k, v: [B, T, KV, D]`` into the pool, then attend ``q`` over each row's
     pages.  Returns the output ``[B, T, H, D]`` and the layer's updated pool (as given)."""
     pool = write_pages(w.kv, k, v, w)
     if w.kernel == "tpu":
         from prove_jax.models.kernels import tpu_ragged_paged_attention
 
-        out = tpu_ragged_paged_attention(q, pool, w, scale)
+        out = tpu_ragged_paged_attention(q, pool[0], w, scale)
     else:
         out = paged_attention_xla(q, pool, w, scale)
     return out, pool

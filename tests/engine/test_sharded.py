@@ -20,9 +20,9 @@ def test_sharded_greedy_matches_single_device(sampler: Sampler, model, special, 
     sharded_model = load_hf(save_hf(model, tmp_path / "tiny"), mesh=mesh, dtype=jnp.float32)
     sharded = Sampler(sharded_model, ENGINE, stop_ids=special.stop_ids, vocab_limit=special.vocab_size)
     # Parameters, KV cache and slot state really live on the mesh: rows over fsdp, heads over tensor
-    # (the page pool [pages, page, 2 x KV heads, D]: its combined K/V heads over tensor).
+    # (the page pool: K and V [pages, KV heads, page, D], heads over tensor).
     assert ENGINE.paged
-    assert sharded.cache.kv[0].sharding.spec[2] == "tensor" and sharded.cache.lens.sharding.spec[0] == "fsdp"
+    assert sharded.cache.kv[0][0].sharding.spec[1] == "tensor" and sharded.cache.lens.sharding.spec[0] == "fsdp"
     assert sharded.state.tok.sharding.spec[0] == "fsdp"
     assert len(sharded.params["lm_head"][...].sharding.device_set) == 8
 
@@ -41,5 +41,5 @@ def test_sharded_greedy_matches_single_device(sampler: Sampler, model, special, 
     many, copies_many = asyncio.run(go(sharded))
     assert copies_one == copies_many == 1
     assert one == many
-    assert sharded.cache.kv[0].sharding.spec[2] == "tensor", "the pool stayed sharded through the programs"
+    assert sharded.cache.kv[0][0].sharding.spec[1] == "tensor", "the pool stayed sharded through the programs"
     assert sharded.cache.lens.sharding.spec[0] == "fsdp"

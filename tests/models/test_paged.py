@@ -77,7 +77,7 @@ def test_padding_and_idle_rows_never_write_a_page() -> None:
     toks, pos = _data()
     cache = _cache(cfg)
     sentinel = 7.0
-    cache = dataclasses.replace(cache, kv=tuple(jnp.full_like(x, sentinel) for x in cache.kv))
+    cache = dataclasses.replace(cache, kv=jax.tree.map(lambda x: jnp.full_like(x, sentinel), cache.kv))
     table = np.asarray(cache.table)
     t = max(LENS)
     mask = np.arange(t)[None] < np.array(LENS)[:, None]
@@ -85,12 +85,13 @@ def test_padding_and_idle_rows_never_write_a_page() -> None:
     idle = np.array([[False], [False], [False]])
     _, cache = _step(model, jnp.asarray(toks[:, :1]), jnp.asarray(pos[:, :1]), cache, jnp.asarray(idle))
     written = {int(table[b, j]) for b in range(B) for j in range(-(-LENS[b] // PAGE))}
-    pool = np.asarray(cache.kv[0])
-    for page in range(pool.shape[0]):
-        untouched = (pool[page] == sentinel).all()
-        assert untouched == (page not in written), page
-    # within a written page, slots past the row's tokens are untouched too (row 1: 5 tokens)
-    assert (pool[table[1, 0], LENS[1]:] == sentinel).all() and not (pool[table[1, 0], : LENS[1]] == sentinel).any()
+    for pool in map(np.asarray, cache.kv[0]):  # layer 0's K and V: [pages, KV, page, D]
+        for page in range(pool.shape[0]):
+            untouched = (pool[page] == sentinel).all()
+            assert untouched == (page not in written), page
+        # within a written page, slots past the row's tokens are untouched too (row 1: 5 tokens)
+        first = pool[table[1, 0]]
+        assert (first[:, LENS[1]:] == sentinel).all() and not (first[:, : LENS[1]] == sentinel).any()
 
 
 def test_work_list_covers_exactly_the_live_rows_pages() -> None:
@@ -114,20 +115,19 @@ def test_attention_visits_only_the_work_list() -> None:
     cfg = _config(False)
     rng = np.random.default_rng(2)
     cache = _cache(cfg)
-    pool = jnp.asarray(rng.normal(size=cache.kv[0].shape), jnp.float32)
+    pool = tuple(jnp.asarray(rng.normal(size=x.shape), jnp.float32) for x in cache.kv[0])  # split K, V
     q = jnp.asarray(rng.normal(size=(B, 1, 4, 16)), jnp.float32)
     k = v = jnp.zeros((B, 1, 2, 16), jnp.float32)
     cache = dataclasses.replace(cache, lens=jnp.array([30, 12, 3], jnp.int32))
     w = cache.begin_write(jnp.zeros((B, 1), jnp.int32), jnp.array([[False], [True], [False]]))
-    pool2 = np.asarray(write_pages(pool, k, v, w))
+    pool2 = tuple(np.asarray(x) for x in write_pages(pool, k, v, w))
     table = np.asarray(cache.table)
-    changed = np.argwhere((pool2 != np.asarray(pool)).any(axis=(2, 3)))
-    np.testing.assert_array_equal(changed, [[table[1, 1], 4]])  # only row 1's slot 12 (page 1, offset 4)
-    out = np.asarray(paged_attention_xla(q, jnp.asarray(pool2), w, 0.25))
-    assert int(w.n_entries) == 2 and (out[0] == 0).all() and (out[2] == 0).all()
+    for new, old in zip(pool2, pool, strict=True):  # only row 1's slot 12 (page 1, offset 4)
+        np.testing.assert_array_equal(np.argwhere((new != np.asarray(old)).any(axis=(1, 3))), [[table[1, 1], 4]])
+    out = np.asarray(paged_attention_xla(q, tuple(map(jnp.asarray, pool2)), w, 0.25))
+    assert int(w.n_entries) == 1 and (out[0] == 0).all() and (out[2] == 0).all()  # one unit: its 2 pages
     # row 1 by hand over its 13 slots (12 held + the one just written)
-    kv = pool2[table[1, :2]].reshape(16, 4, 16)[:13]
-    kk, vv = kv[:, 0::2], kv[:, 1::2]
+    kk, vv = (x[table[1, :2]].transpose(0, 2, 1, 3).reshape(16, 2, 16)[:13] for x in pool2)
     qq = np.asarray(q)[1, 0].reshape(2, 2, 16)
     sc = np.einsum("kgd,skd->kgs", qq, kk) * 0.25
     p = np.exp(sc - sc.max(-1, keepdims=True))
@@ -144,7 +144,7 @@ def test_tpu_kernel_inputs_through_the_kernels_reference() -> None:
     cfg = _config(False)
     rng = np.random.default_rng(3)
     cache = _cache(cfg)
-    pool = jnp.asarray(rng.normal(size=cache.kv[0].shape), jnp.float32)
+    pool = tuple(jnp.asarray(rng.normal(size=x.shape), jnp.float32) for x in cache.kv[0])  # split K, V
     cache = dataclasses.replace(cache, lens=jnp.array([9, 0, 17], jnp.int32))
     t = 6
     n_valid = np.array([6, 2, 0])
@@ -152,7 +152,9 @@ def test_tpu_kernel_inputs_through_the_kernels_reference() -> None:
     q = jnp.asarray(rng.normal(size=(B, t, 4, 16)), jnp.float32)
     ours = np.asarray(paged_attention_xla(q, pool, w, 0.25))
     r = ragged_inputs(q, w)
-    ref = ref_ragged_paged_attention(r.q, pool, r.kv_lens, r.table, r.cu_q_lens, r.num_seqs, sm_scale=0.25)
+    # the kernel's combined layout [pages, page, 2 x KV, D]: K at even heads, V at odd ones
+    combined = jnp.stack([x.transpose(0, 2, 1, 3) for x in pool], axis=3).reshape(pool[0].shape[0], PAGE, 4, 16)
+    ref = ref_ragged_paged_attention(r.q, combined, r.kv_lens, r.table, r.cu_q_lens, r.num_seqs, sm_scale=0.25)
     ref = np.asarray(ref)  # [sum(n_valid), H, D]
     dest = np.asarray(r.dest)
     for b in range(B):
