@@ -68,7 +68,8 @@ def lower_engine(model_config: ModelConfig, graphdef: nnx.GraphDef, params: nnx.
             pages_per_block=config.pages_per_block, kernel=kernel.name))
         axes = pshape.pool_axes()
         cache: Any = dataclasses.replace(pshape, kv=jax.tree.map(lambda x: place(x, axes), pshape.kv),
-                                         lens=place(pshape.lens, ("batch",)), table=place(pshape.table, ("batch", None)))
+                                         lens=place(pshape.lens, ("batch",)), table=place(pshape.table, ("batch", None)),
+                                         mesh=mesh, rules=rules if mesh is not None else ())
         table = cache.table
     else:
         shape = jax.eval_shape(lambda: KVCache.init(model_config, config.slots, config.capacity))

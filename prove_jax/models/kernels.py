@@ -76,19 +76,19 @@ class RaggedInputs:
     dest: jax.Array
 
 
-def ragged_inputs(q: jax.Array, w: PagedWrite) -> RaggedInputs:
+def ragged_inputs(q: jax.Array, table: jax.Array, start: jax.Array, new_lens: jax.Array) -> RaggedInputs:
     """Pack each row's valid queries back to back (``cu_q_lens``), padding queries after every
     valid one; each row's KV length is its length *after* the write, so its queries are causal
     within its own new tokens (the kernel's contract)."""
     b, t, h, d = q.shape
-    n_valid = w.new_lens - w.start
+    n_valid = new_lens - start
     cu = jnp.concatenate([jnp.zeros((1,), jnp.int32), jnp.cumsum(n_valid).astype(jnp.int32)])
     offs = jnp.arange(t, dtype=jnp.int32)[None, :]
     valid = offs < n_valid[:, None]
     pad_rank = jnp.cumsum(~valid.reshape(-1)).reshape(b, t) - 1
     dest = jnp.where(valid, cu[:-1, None] + offs, cu[-1] + pad_rank)
     flat = jnp.zeros((b * t, h, d), q.dtype).at[dest.reshape(-1)].set(q.reshape(b * t, h, d), unique_indices=True)
-    return RaggedInputs(flat, w.new_lens.astype(jnp.int32), w.table.astype(jnp.int32), cu,
+    return RaggedInputs(flat, new_lens.astype(jnp.int32), table.astype(jnp.int32), cu,
                         jnp.array([b], jnp.int32), dest)
 
 
@@ -96,18 +96,43 @@ def tpu_ragged_paged_attention(q: jax.Array, pool: jax.Array, w: PagedWrite, sca
     """``q: [B, T, H, D]`` (each row's valid queries a prefix) through the TPU kernel; padding
     queries come back as whatever the kernel left there (discarded, as on the XLA path).
 
+    Under a mesh the kernel runs per shard (``shard_map``): each shard attends its own rows (batch
+    over data/fsdp) with its own KV heads (over tensor) out of its part of the pool, so nothing is
+    gathered around the call.
+
     Not runnable in interpret mode on the CPU with jax 0.12.0.1: both Pallas TPU interpreters
     stop on this kernel's ref reshapes (``ReshapeTransform``).  The tests check
     :func:`ragged_inputs` through the kernel's own reference (``ref_ragged_paged_attention``,
     same signature and semantics) and compile the kernel itself deviceless for a TPU.
     """
-    from jax.experimental.pallas.ops.tpu.ragged_paged_attention import ragged_paged_attention
-
     # a scanned model's stacked pool: the kernel takes one layer
     pool_l = pool if w.layer is None else jax.lax.dynamic_index_in_dim(pool, w.layer, 0, keepdims=False)
+    if w.mesh is None or w.mesh.size == 1:
+        return _rpa_local(q, pool_l, w.table, w.start, w.new_lens, w.page_size, scale)
+    from jax.sharding import PartitionSpec as P
+
+    from prove_jax.models.sharding import logical_to_spec
+
+    mesh, rules = w.mesh, w.rules
+    q_spec = logical_to_spec(("batch", None, "kv_heads", None), rules, q.shape, mesh)
+    pool_spec = logical_to_spec((None, None, "kv_heads", None), rules, pool_l.shape, mesh)
+    rows = P(q_spec[0])
+
+    def local(q: jax.Array, pool: jax.Array, table: jax.Array, start: jax.Array, new_lens: jax.Array) -> jax.Array:
+        return _rpa_local(q, pool, table, start, new_lens, w.page_size, scale)
+
+    fn = jax.shard_map(local, mesh=mesh, in_specs=(q_spec, pool_spec, P(q_spec[0], None), rows, rows),
+                       out_specs=q_spec, check_vma=False)
+    return fn(q, pool_l, w.table, w.start, w.new_lens)
+
+
+def _rpa_local(q: jax.Array, pool: jax.Array, table: jax.Array, start: jax.Array, new_lens: jax.Array,
+               page_size: int, scale: float) -> jax.Array:
+    from jax.experimental.pallas.ops.tpu.ragged_paged_attention import ragged_paged_attention
+
     b, t, h, d = q.shape
-    r = ragged_inputs(q, w)
-    pages_blk, q_blk = _block_sizes(w.page_size, w.table.shape[1], b * t)
-    out = ragged_paged_attention(r.q, pool_l, r.kv_lens, r.table, r.cu_q_lens, r.num_seqs, sm_scale=scale,
+    r = ragged_inputs(q, table, start, new_lens)
+    pages_blk, q_blk = _block_sizes(page_size, table.shape[1], b * t)
+    out = ragged_paged_attention(r.q, pool, r.kv_lens, r.table, r.cu_q_lens, r.num_seqs, sm_scale=scale,
                                  num_kv_pages_per_block=pages_blk, num_queries_per_block=q_blk)
     return out[r.dest.reshape(-1)].reshape(b, t, h, d)

@@ -94,6 +94,9 @@ class PagedKVCache:
     attention, Pallas; ``kernels.choose_kernel``).  It fixes the pool's layout (``pool_layout``)."""
     stacked: bool = dataclasses.field(default=False, metadata={"static": True})
     """One tuple of ``[layers, ...]`` arrays (a scanned model) rather than one tuple per layer."""
+    mesh: Mesh | None = dataclasses.field(default=None, metadata={"static": True})
+    rules: Rules = dataclasses.field(default=(), metadata={"static": True})
+    """Where the pool lives: a Pallas kernel runs per shard (``shard_map``) over it."""
 
     @classmethod
     def init(cls, config: ModelConfig, batch: int, pages: int, max_pages: int, *,
@@ -115,7 +118,7 @@ class PagedKVCache:
             kv = tuple(tuple(jnp.zeros(sh, dt) for sh in shapes) for _ in range(config.num_layers))
         cache = cls(kv=kv, lens=jnp.zeros((batch,), jnp.int32), table=jnp.zeros((batch, max_pages), jnp.int32),
                     page_size=page_size, pages_per_block=pages_per_block, kernel=kernel,
-                    stacked=config.scan_layers)
+                    stacked=config.scan_layers, mesh=mesh, rules=config.sharding_rules if mesh is not None else ())
         return cache if mesh is None else cache.shard(mesh, config.sharding_rules)
 
     @property
@@ -178,7 +181,7 @@ class PagedKVCache:
         return PagedWrite(kv=self.kv, table=self.table, start=start, new_lens=new_lens,
                           dest_page=dest_page, dest_off=slot % self.page_size, rows=rows, jpage=jpage,
                           n_entries=n_entries, page_size=self.page_size, pages_per_block=self.pages_per_block,
-                          kernel=self.kernel)
+                          kernel=self.kernel, mesh=self.mesh, rules=self.rules)
 
     def end_write(self, write: PagedWrite, bufs: Any) -> PagedKVCache:
         kv = tuple(bufs)
@@ -228,6 +231,8 @@ class PagedWrite:
     page_size: int = dataclasses.field(default=PAGE_SIZE, metadata={"static": True})
     pages_per_block: int = dataclasses.field(default=PAGES_PER_BLOCK, metadata={"static": True})
     kernel: str = dataclasses.field(default="xla", metadata={"static": True})
+    mesh: Mesh | None = dataclasses.field(default=None, metadata={"static": True})
+    rules: Rules = dataclasses.field(default=(), metadata={"static": True})
 
     # the decoder's buffer protocol (shared with ``cached_attention.KVWrite``)
     def layer_bufs(self, i: int) -> Any:

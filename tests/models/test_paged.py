@@ -151,7 +151,7 @@ def test_tpu_kernel_inputs_through_the_kernels_reference() -> None:
     w = cache.begin_write(jnp.zeros((B, t), jnp.int32), jnp.asarray(np.arange(t)[None] < n_valid[:, None]))
     q = jnp.asarray(rng.normal(size=(B, t, 4, 16)), jnp.float32)
     ours = np.asarray(paged_attention_xla(q, pool, w, 0.25))
-    r = ragged_inputs(q, w)
+    r = ragged_inputs(q, w.table, w.start, w.new_lens)
     # the kernel's combined layout [pages, page, 2 x KV, D]: K at even heads, V at odd ones
     combined = jnp.stack([x.transpose(0, 2, 1, 3) for x in pool], axis=3).reshape(pool[0].shape[0], PAGE, 4, 16)
     ref = ref_ragged_paged_attention(r.q, combined, r.kv_lens, r.table, r.cu_q_lens, r.num_seqs, sm_scale=0.25)
@@ -173,41 +173,51 @@ def test_kernel_choice_names_the_reason() -> None:
         choose_kernel("splash", "tpu", head_dim=128, page_size=64, dtype="bfloat16")
 
 
-def test_tpu_kernel_compiles_deviceless_for_an_8b_decode() -> None:
+@pytest.mark.parametrize(("topology", "mesh_spec"), [("v5p:1x1x1", "fsdp=1"), ("v5p:2x2x1", "fsdp=2,tensor=2")])
+def test_tpu_kernel_compiles_deviceless_for_an_8b_decode(topology: str, mesh_spec: str) -> None:
     """The ragged paged attention kernel inside a Qwen3-8B-shaped decode step (2 of its 36 layers,
-    bf16, 64 rows, pages of 64) compiles for one TPU v5p chip from this CPU process."""
+    bf16, 64 rows, pages of 64) compiles for TPU v5p chips from this CPU process; on a mesh it
+    runs per shard (rows over fsdp, KV heads over tensor) and nothing gathers the pool."""
     topologies = pytest.importorskip("jax.experimental.topologies")
     try:
-        topo = topologies.get_topology_desc(platform="tpu", topology_name="v5p:1x1x1")
+        topo = topologies.get_topology_desc(platform="tpu", topology_name=topology)
     except Exception as exc:  # no libtpu
         pytest.skip(f"no deviceless TPU topology: {exc}")
+    from flax import nnx
     from jax.experimental.compilation_cache import compilation_cache
 
     from prove_jax.models import abstract_model, make_mesh
+    from prove_jax.models.sharding import named_sharding
 
     cfg = Qwen3Config(vocab_size=151936, hidden_size=4096, intermediate_size=12288, num_layers=2, num_heads=32,
                       num_kv_heads=8, head_dim=128, dtype="bfloat16", param_dtype="bfloat16")
-    mesh = make_mesh("fsdp=1", devices=topo.devices[:1])
+    mesh = make_mesh(mesh_spec, devices=topo.devices)
     rows, pages, max_pages = 64, 64 * 32, 96
-    model = abstract_model(cfg, mesh)
-    from flax import nnx
-
-    graphdef, params = nnx.split(model)
-    cache = jax.eval_shape(lambda: PagedKVCache.init(cfg, rows, pages, max_pages, page_size=64, kernel="tpu"))
+    graphdef, params = nnx.split(abstract_model(cfg, mesh))
+    shape = jax.eval_shape(lambda: PagedKVCache.init(cfg, rows, pages, max_pages, page_size=64, kernel="tpu"))
+    axes = shape.pool_axes()
+    place = lambda x, ax: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=named_sharding(mesh, ax, x.shape,  # noqa: E731
+                                                                                          cfg.sharding_rules))
+    cache = dataclasses.replace(shape, kv=jax.tree.map(lambda x: place(x, axes), shape.kv),
+                                lens=place(shape.lens, ("batch",)), table=place(shape.table, ("batch", None)),
+                                mesh=mesh, rules=cfg.sharding_rules)
 
     def decode(params: Any, cache: PagedKVCache, tok: jax.Array) -> Any:
-        m = nnx.merge(graphdef, params)
-        return m(tok, cache.lens[:, None], cache)[0]
+        return nnx.merge(graphdef, params)(tok, cache.lens[:, None], cache)  # logits and the cache, updated in place
 
-    tok = jax.ShapeDtypeStruct((rows, 1), jnp.int32)
+    tok = place(jax.ShapeDtypeStruct((rows, 1), jnp.int32), ("batch", None))
     cache_was = jax.config.jax_enable_compilation_cache
     jax.config.update("jax_enable_compilation_cache", False)
     compilation_cache.reset_cache()
     try:
         with jax.sharding.use_abstract_mesh(mesh.abstract_mesh):
-            prog = jax.jit(decode).lower(params, cache, tok).compile()
+            prog = jax.jit(decode, donate_argnums=(1,)).lower(params, cache, tok).compile()  # as the engine
     finally:
         jax.config.update("jax_enable_compilation_cache", cache_was)
         compilation_cache.reset_cache()
     text = prog.as_text()
     assert "ragged_paged_attention" in text or "tpu_custom_call" in text
+    if mesh.size > 1:  # the pool (2 layers x 2 x 2048 pages x 64 x 8 x 128 bf16 = 1 GiB) is never gathered
+        pool_bytes = 2 * pages * 64 * 16 * 128 * 2
+        temp = prog.memory_analysis().temp_size_in_bytes
+        assert temp < pool_bytes / 4, temp
