@@ -22,6 +22,13 @@ the analytic GPU model) and reads its JSON. Figures (``RESULT <name> <value> <un
   roofline tokens/s of one engine;
 * ``weight_transfer_gib_<recipe>`` / ``weight_transfer_ms_<recipe>_<topology>``: bytes of the
   trainer -> engine transfer in the engine dtype and its time at the interconnect's bandwidth;
+* ``decode_bytes_over_ideal_q25`` / ``_q50`` / ``_q100`` (paged engine): bytes one decode step
+  reads over the ideal (weights + the live KV) for ragged batches of the engine's slots, one row
+  at the cap and the mean fill 25/50/100 % of it; counted from page tables and block sizes
+  (``planner.paged_decode_bytes`` says how; ``cost_analysis`` charges a Pallas call for the
+  whole pool), with the dense cache's figure beside it;
+* ``engine_slots_fit``: rows of the mean transcript (``planner.MEAN_TRANSCRIPT_TOKENS``) the pool
+  sized from the budget holds, goal >= 3x the dense cache's 54;
 * ``plan_refuses_qwen3_8b_v5e_4``: 1 when the planner refuses the 8B recipe on a v5e-4 (16 GiB
   chips) and names a knob, goal 1.
 """
@@ -40,6 +47,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 RECIPES = ("qwen3_4b", "qwen3_8b", "qwen2_5_7b", "granite_4_1_8b")
 GiB = 1024**3
+DENSE_SLOTS = 54  # the 8B recipe's engine.slots=0 on a v5p-32 with the dense cache (2026-11-28)
 
 
 def plan(recipe: str, topology: str, out: Path, extra: list[str]) -> tuple[int, dict, str]:
@@ -85,6 +93,13 @@ def main() -> None:
             if r["decode"]:
                 results += [f"RESULT decode_gib_per_step_{tag} {r['decode']['bytes_full'] / GiB:.2f} GiB goal=info",
                             f"RESULT decode_roofline_tok_s_{tag} {r['decode']['tok_s_full']:.0f} tok/s goal=info"]
+            if "slots_fit" in r.get("decode", {}):  # a paged engine (planner.paged_decode_bytes)
+                d = r["decode"]
+                for q in (25, 50, 100):
+                    results.append(f"RESULT decode_bytes_over_ideal_q{q}{args.tag} {d[f'paged_over_ideal_q{q}']:.3f} x "
+                                   f"goal={'<=1.3' if q == 25 else 'info'} (dense {d[f'dense_over_ideal_q{q}']:.3f})")
+                results.append(f"RESULT engine_slots_fit{args.tag} {d['slots_fit']:.0f} slots goal=>={3 * DENSE_SLOTS} "
+                               f"(3x the dense {DENSE_SLOTS}; {d['mean_transcript_tokens']:.0f}-token mean transcript)")
             results.append(f"RESULT weight_transfer_ms_{tag} {r['transfer']['seconds_est'] * 1e3:.0f} "
                            f"ms(analytic) goal=info")
             if topo == args.topologies[0]:

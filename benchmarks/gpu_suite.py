@@ -280,16 +280,23 @@ def bench_decode(shape: Shape, param_dtype: str, hbm_gbps: float, rounds: int = 
     dt = min(r[0] for r in long_) - min(r[0] for r in short)
     tokens_per_s = shape.slots * (shape.new_long - shape.new_short) / dt
     param_bytes = sum(x.size * x.dtype.itemsize for x in jax.tree.leaves(sampler.params))
-    kv_bytes = sampler.cache.kv_bytes
+    valid = (shape.context + (shape.new_short + shape.new_long) / 2) / ecfg.capacity
+    if ecfg.paged:  # a paged decode reads the live KV: the roofline over weights + the rows' tokens
+        cfg_m = sampler.model_config
+        itemsize = jax.tree.leaves(sampler.cache.kv)[0].dtype.itemsize
+        kv_tok = 2 * cfg_m.num_layers * cfg_m.num_kv_heads * cfg_m.head_dim * itemsize
+        kv_bytes = int(shape.slots * (shape.context + (shape.new_short + shape.new_long) / 2) * kv_tok)
+    else:
+        kv_bytes = sampler.cache.kv_bytes
     step_bytes = param_bytes + kv_bytes
     roofline = shape.slots * hbm_gbps * 1e9 / step_bytes
-    valid = (shape.context + (shape.new_short + shape.new_long) / 2) / ecfg.capacity
     print(f"INFO decode: {shape.slots} rows x {shape.context}-token prompts, {shape.new_short} vs {shape.new_long} "
           f"new tokens, runs {[round(r[0], 3) for r in short]} vs {[round(r[0], 3) for r in long_]} s "
           f"({long_[-1][1]} decode steps in the long run, device busy {long_[-1][2]:.2f} s); steady "
           f"{tokens_per_s:.0f} tok/s = {dt / (shape.new_long - shape.new_short) * 1e3:.2f} ms/step", flush=True)
-    print(f"INFO decode bytes/step: params {param_bytes / 1e9:.2f} GB ({param_dtype}) + KV cache "
-          f"{kv_bytes / 1e9:.2f} GB (capacity {ecfg.capacity}/row, ~{valid:.0%} holding tokens); roofline "
+    print(f"INFO decode bytes/step: params {param_bytes / 1e9:.2f} GB ({param_dtype}) + KV "
+          f"{kv_bytes / 1e9:.2f} GB ({ecfg.kv}: {'the live tokens' if ecfg.paged else 'the whole cache'}; "
+          f"capacity {ecfg.capacity}/row, ~{valid:.0%} holding tokens); roofline "
           f"{roofline:.0f} tok/s at {hbm_gbps:.0f} GB/s; {memory_note()}", flush=True)
     gc.collect()
     return {"tokens_per_s": tokens_per_s, "roofline_tokens_per_s": roofline}

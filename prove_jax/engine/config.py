@@ -77,7 +77,7 @@ class EngineConfig:
     * ``paged`` (default): a pool of ``pages`` pages of ``page_size`` tokens
       (``models/paged.py``); a row holds only the pages its tokens fill, a GRPO group's shared
       prompt pages are referenced, not copied, and attention reads only live pages (the TPU
-      ragged paged attention kernel on TPU, ``kernel``). ``pages: 0`` = ``slots x max_pages``,
+      ragged paged attention kernel on TPU, ``kernel``). ``pages: 0`` = ``slots x row_pages``,
       the dense layout's memory (start-up may size it from device memory instead); a pool that
       cannot hold one ``max_len`` row is refused. ``page_size`` (0: ``min(64, max_chunk)``) divides ``max_chunk``, the unit
       prefix sharing shares, so a row never writes into a page it shares.
@@ -163,16 +163,22 @@ class EngineConfig:
         return self.page_size or min(64, self.max_chunk)
 
     @property
-    def max_pages(self) -> int:
-        """Pages one row may hold (its table's width): ``max_len`` tokens."""
+    def row_pages(self) -> int:
+        """Pages one row's ``max_len`` tokens fill."""
         self.require_resolved()
         assert self.max_len is not None
         return -(-self.max_len // self.page_len)
 
     @property
+    def max_pages(self) -> int:
+        """The page table's width: :attr:`row_pages` rounded up to whole ``pages_per_block`` units,
+        so a row's last unit (and the TPU kernel's last block of pages) stays inside its table row."""
+        return -(-self.row_pages // self.pages_per_block) * self.pages_per_block
+
+    @property
     def pool_pages(self) -> int:
-        """Pages in the pool (``pages``, or ``slots x max_pages`` when 0)."""
-        return self.pages or self.slots * self.max_pages
+        """Pages in the pool (``pages``, or ``slots x row_pages`` when 0)."""
+        return self.pages or self.slots * self.row_pages
 
     @property
     def buckets(self) -> tuple[int, ...]:

@@ -169,7 +169,7 @@ def page_bytes(config: EngineConfig, model_config: ModelConfig, cache_dtype: Any
 
 def check_pool(config: EngineConfig, model_config: ModelConfig, cache_dtype: Any = None) -> None:
     """Refuse a pool that cannot hold one ``max_len`` row (no episode could ever finish)."""
-    need = config.max_pages
+    need = config.row_pages
     if config.pool_pages < need:
         per = page_bytes(config, model_config, cache_dtype)
         raise PagePoolTooSmall(

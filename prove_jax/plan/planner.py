@@ -273,7 +273,7 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
         programs=compiled, phases=phases, hbm=hbm, headroom=headroom, resident=resident, max_tokens=max_tokens,
         longest_fit=longest, flops_per_step=flops,
         step_s_at_40=flops / (0.4 * topo.chip.peak_flops * topo.chips),
-        decode=_decode_roofline(mc, ecfg, topo, eng_b, kv_b) if eside else {},
+        decode=_decode_roofline(mc, ecfg, topo, eng_b, kv_b, _kernel_name(eside)) if eside else {},
         transfer=_transfer_figures(n_params, edt, topo, xfer), notes=notes, engine_slots=ecfg.slots)
     return report
 
@@ -300,6 +300,17 @@ def _auto_slots(cfg: LaunchConfig, mc: ModelConfig, emesh: Any, ecfg: EngineConf
     units = int((budget - resident - eng_b - fixed) // per_unit)
     episodes = max(shards, cfg.grpo.prompts_per_step * cfg.grpo.group_size // topo.hosts)
     slots = max(shards, min(units * shards, -(-episodes // shards) * shards))
+    if ecfg.paged and cfg.engine.pages == 0:
+        # a paged row costs its live tokens: the budget's KV memory as pages, and as many slots as
+        # rows of the mean transcript fill it (at most the episodes)
+        pages = max(probe.row_pages, units * shards * probe.row_pages)
+        mean = mean_transcript(probe)
+        fit = pages * ecfg.page_len // (mean + ecfg.page_len)
+        slots = max(shards, min(fit // shards * shards, -(-episodes // shards) * shards))
+        notes.append(f"engine.pages=0: {pages} pages of {ecfg.page_len} tokens sized from the budget (the memory "
+                     f"of {max(units * shards, 0)} dense rows); engine.slots=0: {slots} slots (room for {fit} rows of "
+                     f"the {mean}-token mean transcript, {episodes} episodes per process per step)")
+        return dataclasses.replace(ecfg, slots=slots, pages=pages)
     notes.append(f"engine.slots=0: {slots} slots sized from the budget (room for {max(units * shards, 0)}, "
                  f"{episodes} episodes per process per step)")
     return dataclasses.replace(ecfg, slots=slots)
@@ -347,16 +358,80 @@ def _longest_fit(accs: dict[int, P.Compiled], buckets: tuple[int, ...], phases: 
     return int(max(0, best)) if math.isfinite(best) else None
 
 
-def _decode_roofline(mc: ModelConfig, ecfg: EngineConfig, topo: Topology, eng_b: int, kv_b: int) -> dict[str, float]:
+def _kernel_name(eside: P.EngineSide) -> str:
+    kernel = eside.lowered.kernel
+    return kernel.name if kernel is not None else "dense"
+
+
+def _decode_roofline(mc: ModelConfig, ecfg: EngineConfig, topo: Topology, eng_b: int, kv_b: int,
+                     kernel: str = "xla") -> dict[str, float]:
     """Bytes one decode step reads per chip (engine weights + the KV the rows hold) and the
-    HBM-roofline tokens/s of the engine, at full rows and at a quarter full."""
+    HBM-roofline tokens/s of the engine, at full rows and at a quarter full; for a paged engine,
+    also the ragged batches of :func:`paged_decode_bytes` and the slots the pool holds."""
     bw = topo.chip.hbm_bw
     chips = topo.chips_per_host
     full = eng_b + kv_b
     quarter = eng_b + kv_b / 4
-    return {"bytes_full": full, "bytes_quarter": quarter,
-            "tok_s_full": ecfg.slots * bw / full, "tok_s_quarter": ecfg.slots * bw / quarter,
-            "chips": float(chips)}
+    out = {"bytes_full": full, "bytes_quarter": quarter,
+           "tok_s_full": ecfg.slots * bw / full, "tok_s_quarter": ecfg.slots * bw / quarter,
+           "chips": float(chips)}
+    if ecfg.paged:
+        out.update(paged_decode_bytes(mc, ecfg, eng_b * chips, kernel))
+    return out
+
+
+MEAN_TRANSCRIPT_TOKENS = 6244
+"""The mean transcript a slot is sized for: the median full-tool-view gold transcript measured in
+shared/reference/trainer_budget.md (6,244 tokens; a 3k-token BPE, so more tokens than Qwen's
+tokenizer gives the same text: the slot count is an under-estimate)."""
+
+
+def mean_transcript(ecfg: EngineConfig) -> int:
+    """:data:`MEAN_TRANSCRIPT_TOKENS`, or the engine's ``max_len`` when that is shorter."""
+    assert ecfg.max_len is not None
+    return min(MEAN_TRANSCRIPT_TOKENS, ecfg.max_len)
+
+
+def paged_decode_bytes(mc: ModelConfig, ecfg: EngineConfig, weights: float, kernel: str,
+                       fills: tuple[float, ...] = (0.25, 0.5, 1.0)) -> dict[str, float]:
+    """What one decode step reads, counted from the page tables and block sizes, against the ideal
+    (weights + the live KV), for ragged batches of ``slots`` rows: one row at the cap
+    (``max_len``), the others equal, the mean fill ``q`` of the cap.
+
+    How it is counted (``cost_analysis`` cannot say it: it charges a Pallas call for its whole
+    operands, the entire pool whatever ``kv_lens`` holds): a row of ``L`` tokens holds
+    ``ceil(L / page)`` pages; the TPU kernel fetches them ``num_kv_pages_per_block`` at a time
+    (``kernels._block_sizes``), the XLA path in units of ``pages_per_block``, so a row reads its
+    pages rounded up to whole blocks; plus the weights (engine weights, all chips).  The dense
+    cache read every row up to the fullest row's blocks (``KVCache.kv_block`` = 512 slots):
+    ``slots x`` the cap.  Totals over the engine's chips (the rows and heads are split over them,
+    so per chip both sides divide by the same count)."""
+    import jax.numpy as jnp
+
+    from prove_jax.models.kernels import _block_sizes
+
+    page = ecfg.page_len
+    itemsize = jnp.dtype(mc.dtype).itemsize
+    kv_tok = 2 * mc.num_layers * mc.num_kv_heads * mc.head_dim * itemsize
+    max_pages = ecfg.max_pages
+    blk = _block_sizes(page, max_pages, ecfg.slots)[0] if kernel == "tpu" else ecfg.pages_per_block
+    n, cap = ecfg.slots, ecfg.max_len
+    assert cap is not None
+    out: dict[str, float] = {"kv_bytes_per_token": float(kv_tok), "block_pages": float(blk)}
+    for q in fills:
+        others = max(0.0, (q * n * cap - cap) / max(1, n - 1)) if n > 1 else 0.0
+        lens = [cap] + [min(cap, round(others))] * (n - 1)
+        live = sum(lens)
+        read = sum(math.ceil(math.ceil(length / page) / blk) * blk * page for length in lens)
+        dense = n * (-(-cap // 512) * 512)
+        tag = f"q{int(q * 100)}"
+        out[f"paged_over_ideal_{tag}"] = (weights + read * kv_tok) / (weights + live * kv_tok)
+        out[f"dense_over_ideal_{tag}"] = (weights + dense * kv_tok) / (weights + live * kv_tok)
+    mean = mean_transcript(ecfg)
+    out["pool_tokens"] = float(ecfg.pool_pages * page)
+    out["slots_fit"] = float(ecfg.pool_pages * page // (mean + page))  # a row wastes at most a partial page
+    out["mean_transcript_tokens"] = float(mean)
+    return out
 
 
 def _transfer_figures(n_params: int, dtype: str, topo: Topology, xfer: P.Compiled | None) -> dict[str, float]:

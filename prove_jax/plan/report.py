@@ -42,6 +42,13 @@ def format_report(r: PlanReport) -> str:
         lines.append(f"decode: {d['bytes_full'] / GiB:.2f} GiB read per step per chip with full rows "
                      f"({d['bytes_quarter'] / GiB:.2f} at a quarter) -> HBM roofline {d['tok_s_full']:.0f} "
                      f"({d['tok_s_quarter']:.0f}) tokens/s per engine")
+    if r.decode and "slots_fit" in r.decode:
+        d = r.decode
+        ratios = ", ".join(f"{q}% {d[f'paged_over_ideal_q{q}']:.2f}x (dense {d[f'dense_over_ideal_q{q}']:.2f}x)"
+                           for q in (25, 50, 100))
+        lines.append(f"paged decode: bytes per step over the ideal (weights + live KV), one row at the cap, mean "
+                     f"fill {ratios}; the pool holds {d['pool_tokens']:.0f} tokens = {d['slots_fit']:.0f} rows of "
+                     f"the {d['mean_transcript_tokens']:.0f}-token mean transcript")
     if r.transfer:
         x = r.transfer
         lines.append(f"weight transfer: {x['bytes_total'] / GiB:.2f} GiB in the engine dtype, "

@@ -123,6 +123,25 @@ def test_pool_exhaustion_waits_evicts_and_preempts(model, special, sampler: Samp
     assert stats.preemptions >= 1 and stats.page_waits >= 1
 
 
+def test_idle_rows_cached_pages_are_evicted_before_any_episode_is_preempted(model, special) -> None:
+    """A finished episode's row keeps its pages as a prefix cache; a new turn that needs them
+    evicts that idle row (oldest first) instead of waiting or preempting a live episode."""
+    small = Sampler(model, dataclasses.replace(ENGINE, pages=ENGINE.max_len // ENGINE.page_len),
+                    stop_ids=special.stop_ids, vocab_limit=special.vocab_size)
+    first, second = prompts_of([600, 1200], special.vocab_size, seed=7)
+    sp = dataclasses.replace(GREEDY, max_new_tokens=12)
+
+    async def go() -> Any:
+        async with Engine(small, small.config, sampling=sp) as eng:
+            await eng.generate([first], seeds=[0])
+            assert eng.pages is not None and eng.pages.in_use == pages_for(600 + 11, ENGINE.page_len)
+            await eng.generate([second], seeds=[1])
+            return eng.stats
+
+    stats = asyncio.run(go())
+    assert stats.evictions == 1 and stats.preemptions == 0
+
+
 def test_a_pool_too_small_for_one_episode_is_refused(model, special) -> None:
     cfg = dataclasses.replace(ENGINE, pages=ENGINE.max_len // ENGINE.page_len - 1)
     with pytest.raises(PagePoolTooSmall, match=r"engine.pages=23 cannot hold one episode of max_len=1536.*MiB"):

@@ -192,3 +192,28 @@ def test_a_lora_run_plans_adapters_adam_and_the_frozen_base(tiny_report, quant) 
     upd = {p.name: p for p in r.programs}["update"]
     assert upd.live < 0.5 * {p.name: p for p in tiny_report.programs}["update"].live  # AdamW over adapters only
     assert r.fits
+
+
+def test_paged_decode_bytes_count_pages_in_whole_blocks() -> None:
+    """The planner's decode count for a paged engine: a row reads its pages rounded up to the
+    kernel's block of pages (not its tokens, not the cap), the weights once; the dense cache read
+    every row up to the fullest row. Qwen3-8B's shapes, 64 rows, one at the 28,768-token cap."""
+    from prove_jax.engine.config import EngineConfig
+    from prove_jax.models import Qwen3Config
+    from prove_jax.plan.planner import paged_decode_bytes
+
+    mc = Qwen3Config(vocab_size=151936, hidden_size=4096, intermediate_size=12288, num_layers=36, num_heads=32,
+                     num_kv_heads=8, head_dim=128, dtype="bfloat16", param_dtype="bfloat16")
+    weights = 16.4e9
+    ecfg = EngineConfig(slots=64, max_len=28768, max_chunk=512, pages=64 * 450)
+    d = paged_decode_bytes(mc, ecfg, weights, "tpu")
+    kv_tok = 2 * 36 * 8 * 128 * 2
+    assert d["kv_bytes_per_token"] == kv_tok and d["block_pages"] == 8
+    # all rows at the cap: 28,768 tokens = 450 pages, read in 57 blocks of 8 pages (512 tokens)
+    assert d["paged_over_ideal_q100"] == pytest.approx((weights + 64 * 57 * 512 * kv_tok) / (weights + 64 * 28768 * kv_tok))
+    assert d["paged_over_ideal_q25"] < 1.3 < d["dense_over_ideal_q25"]
+    assert 1 <= d["paged_over_ideal_q50"] < d["dense_over_ideal_q50"] and d["paged_over_ideal_q25"] >= 1
+    # one short row: 65 tokens are 2 pages, a whole block of 8 pages (512 tokens) read
+    one = paged_decode_bytes(mc, EngineConfig(slots=1, max_len=65, max_chunk=64), 0.0, "xla", fills=(1.0,))
+    assert one["paged_over_ideal_q100"] == pytest.approx(512 / 65)
+    assert one["slots_fit"] == 1 * 64 * 2 // (min(6244, 65) + 64)  # rows of the mean transcript, capped at max_len

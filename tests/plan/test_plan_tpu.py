@@ -48,11 +48,13 @@ def test_qwen3_8b_accumulate_at_16k_fits_a_v5p_chip_with_splash_attention() -> N
     assert peak < topo.chip.hbm_bytes * 0.9
 
 
-def test_the_engine_decodes_per_layer_caches_in_place_on_tpu() -> None:
+@pytest.mark.parametrize("kv", ["dense", "paged"])
+def test_the_engine_decodes_per_layer_caches_in_place_on_tpu(kv: str) -> None:
     """The engine's decode of a scanned recipe (4 of Qwen3-8B's layers, 16 slots x 8k, bf16, 4 chips
     of one v5p host) holds its KV cache once: temporaries stay a small fraction of the cache. A
     scanned decode carried the stacked cache through the layer loop, where the TPU compiler gave it
-    another layout and copied it in and out every step (temporaries ~1.1x the cache)."""
+    another layout and copied it in and out every step (temporaries ~1.1x the cache). The paged
+    pool (the TPU kernel per shard) is written in place the same way."""
     pytest.importorskip("libtpu")
     from prove_jax.engine.config import EngineConfig
 
@@ -61,13 +63,16 @@ def test_the_engine_decodes_per_layer_caches_in_place_on_tpu() -> None:
     assert mc.scan_layers
     topo = resolve("v5p:2x2x4")
     side = P.build_engine_side(mc, P.engine_mesh("tensor=4", topo.host_devices(0)),
-                               EngineConfig(slots=16, max_len=8192, decode_block=8), "bfloat16")
-    kv = P.nbytes_per_device((side.cache.k, side.cache.v))
+                               EngineConfig(slots=16, max_len=8192, decode_block=8, max_chunk=512, kv=kv), "bfloat16")
+    assert (side.lowered.kernel is None) == (kv == "dense")
+    if kv == "paged":
+        assert side.lowered.kernel.name == "tpu"
+    kv_b = P.nbytes_per_device(side.cache.kv if kv == "paged" else (side.cache.k, side.cache.v))
     with P.no_persistent_cache():
         dec = P.compile_decode(side)
-    print(f"decode: KV {kv / GiB:.2f} GiB, temporaries {dec.temporaries / GiB:.2f} GiB per chip")
-    assert kv > 0.5 * GiB and dec.aliased >= kv  # the cache is donated and written in place
-    assert dec.temporaries < 0.2 * kv
+    print(f"decode ({kv}): KV {kv_b / GiB:.2f} GiB, temporaries {dec.temporaries / GiB:.2f} GiB per chip")
+    assert kv_b > 0.5 * GiB and dec.aliased >= kv_b  # the cache is donated and written in place
+    assert dec.temporaries < 0.2 * kv_b
 
 
 def test_the_weight_transfer_compiles_for_a_pod_whose_trainer_mesh_interleaves_hosts() -> None:
