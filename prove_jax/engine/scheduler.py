@@ -28,18 +28,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import queue
-import threading
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-import jax
 import numpy as np
 
 from prove_jax.engine.config import EngineConfig, SamplingConfig
 from prove_jax.engine.sampler import PrefillBatch, Sampler, StepOut
+from prove_jax.engine.watcher import Watcher
 
 
 @dataclasses.dataclass
@@ -124,47 +122,6 @@ class _Slot:
         return self.fed + [t for c in self.pending for t in c] if self.request is not None else self.fed
 
 
-class _Watcher:
-    """Background thread: waits for dispatched programs in FIFO order, transfers their outputs to
-    numpy and resolves an asyncio future; accumulates device busy/idle time on the way."""
-
-    def __init__(self, loop: asyncio.AbstractEventLoop, stats: EngineStats) -> None:
-        self.loop = loop
-        self.stats = stats
-        self.q: queue.SimpleQueue[tuple[Any, float, asyncio.Future[Any]] | None] = queue.SimpleQueue()
-        self.last_done: float | None = None
-        self.thread = threading.Thread(target=self._run, name="engine-watcher", daemon=True)
-        self.thread.start()
-
-    def submit(self, out: jax.Array, t_dispatch: float) -> asyncio.Future[Any]:
-        fut: asyncio.Future[Any] = self.loop.create_future()
-        self.q.put((out, t_dispatch, fut))
-        return fut
-
-    def close(self) -> None:
-        self.q.put(None)
-        self.thread.join(timeout=30)
-
-    def _run(self) -> None:
-        while (item := self.q.get()) is not None:
-            out, t_dispatch, fut = item
-            try:
-                host = StepOut.unpack(np.asarray(out))
-                err: BaseException | None = None
-            except BaseException as exc:  # surfaced to the scheduler, never lost in the thread
-                host, err = None, exc
-            done = time.perf_counter()
-            start = t_dispatch if self.last_done is None else max(t_dispatch, self.last_done)
-            if self.last_done is not None:
-                self.stats.device_idle_s += max(0.0, t_dispatch - self.last_done)
-            self.stats.device_busy_s += max(0.0, done - start)
-            self.last_done = done
-            try:
-                self.loop.call_soon_threadsafe(_resolve, fut, host, err)
-            except RuntimeError:  # the event loop is gone (engine torn down mid-run)
-                return
-
-
 def _common_prefix(a: Sequence[int], b: Sequence[int], limit: int) -> int:
     """Length of the common prefix of ``a`` and ``b``, at most ``limit``."""
     n = min(len(a), len(b), limit)
@@ -172,15 +129,6 @@ def _common_prefix(a: Sequence[int], b: Sequence[int], limit: int) -> int:
     while i < n and a[i] == b[i]:
         i += 1
     return i
-
-
-def _resolve(fut: asyncio.Future[Any], value: Any, err: BaseException | None) -> None:
-    if fut.done():
-        return
-    if err is not None:
-        fut.set_exception(err)
-    else:
-        fut.set_result(value)
 
 
 class Session:
@@ -246,9 +194,10 @@ class Engine:
         self._free: asyncio.Queue[int] | None = None
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
-        self._watcher: _Watcher | None = None
+        self._watcher: Watcher | None = None
         self._inflight: deque[tuple[asyncio.Future[Any], list[int] | None, int]] = deque()
         self._closing = False
+        self._refused = False  # a prefill chunk was refused pages in this loop iteration
 
     # ---- lifecycle --------------------------------------------------------------------------
     def forget_cached_rows(self) -> None:
@@ -274,7 +223,7 @@ class Engine:
             self._free.put_nowait(s.index)
         self._wake = asyncio.Event()
         self._closing = False
-        self._watcher = _Watcher(loop, self.stats)
+        self._watcher = Watcher(loop, self.stats)
         self._task = asyncio.create_task(self._loop(), name="engine-scheduler")
         return self
 
@@ -489,6 +438,7 @@ class Engine:
         if self.pages.ensure(s.index, need):
             return True
         self.stats.page_waits += 1
+        self._refused = True
         return False
 
     def _evictable(self, s: _Slot) -> bool:
@@ -527,6 +477,7 @@ class Engine:
         try:
             while True:
                 dispatched = 0
+                self._refused = False
                 self._dispatch_copies()  # before any prefill of this iteration (see _share_prefix)
                 for _ in range(self.config.prefills_per_step):
                     picked = self._prefill_batch()
@@ -574,8 +525,11 @@ class Engine:
         return all(s.decoding for s in self.slots if s.owned or s.request is not None)
 
     def _starved(self) -> bool:
-        """A turn waits for its prompt and nothing runs that could ever free a page for it."""
-        return any(s.request is not None and s.pending and s.copy_wait is None for s in self.slots)
+        """A chunk was refused pages in this iteration (and, as the caller checks, nothing runs
+        that could ever free one). Not merely "a turn is pending": a turn submitted while the loop
+        awaited a result has not been offered pages yet (that race once preempted an idle row
+        that eviction should have taken)."""
+        return self._refused
 
     def _work_ready(self) -> bool:
         return self._closing or any(s.request is not None for s in self.slots)

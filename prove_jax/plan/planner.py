@@ -80,6 +80,7 @@ class PlanReport:
     transfer: dict[str, float]
     notes: list[str] = dataclasses.field(default_factory=list)
     engine_slots: int = 0  # the engine's slots as planned (sized from the budget when engine.slots is 0)
+    engine_pages: int = 0  # a paged engine's pool as planned (sized from the budget when engine.pages is 0)
 
     @property
     def budget(self) -> int:
@@ -231,9 +232,14 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
             progress(f"compiling engine decode and prefill at {ecfg.slots} slots ...")
             dec, pre = P.compile_decode(eside), P.compile_prefill(eside)
             over = state_b + max(dec.live, pre.live) - hbm * (1.0 - headroom)
-            if cfg.engine.slots != 0 or over <= 0 or ecfg.slots <= shards:
+            pool_left = ecfg.paged and cfg.engine.pages == 0 and ecfg.pages > ecfg.row_pages
+            if cfg.engine.slots != 0 or over <= 0 or (ecfg.slots <= shards and not pool_left):
                 break  # fits, fixed by the user (the phase check names the knob), or nothing to shrink
             slots = max(shards, int(ecfg.slots * 0.85) // shards * shards)
+            if ecfg.paged and cfg.engine.pages == 0:  # the pool is what fills the budget: it shrinks too
+                pages = max(ecfg.row_pages, int(ecfg.pages * 0.85))
+                notes.append(f"engine.pages=0: {ecfg.pages} pages compiled {over / GiB:.1f} GiB over; retried at {pages}")
+                ecfg = dataclasses.replace(ecfg, pages=pages)
             notes.append(f"engine.slots=0: {ecfg.slots} slots compiled {over / GiB:.1f} GiB over; retried at {slots}")
             ecfg = dataclasses.replace(ecfg, slots=slots)
             eside = P.build_engine_side(mc, emesh, ecfg, edt)
@@ -274,7 +280,11 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
         longest_fit=longest, flops_per_step=flops,
         step_s_at_40=flops / (0.4 * topo.chip.peak_flops * topo.chips),
         decode=_decode_roofline(mc, ecfg, topo, eng_b, kv_b, _kernel_name(eside)) if eside else {},
-        transfer=_transfer_figures(n_params, edt, topo, xfer), notes=notes, engine_slots=ecfg.slots)
+        transfer=_transfer_figures(n_params, edt, topo, xfer), notes=notes, engine_slots=ecfg.slots,
+        engine_pages=ecfg.pool_pages if ecfg.paged else 0)
+    if eside is not None and eside.lowered.kernel is not None:
+        k = eside.lowered.kernel
+        notes.append(f"engine attention (decode and prefill): {k.name} ({k.reason})")
     return report
 
 

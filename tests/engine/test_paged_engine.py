@@ -36,10 +36,11 @@ def dense(model, special) -> Sampler:
                    vocab_limit=special.vocab_size)
 
 
-@pytest.mark.parametrize("temperature", [0.0, 1.0], ids=["greedy", "sampled"])
-def test_paged_matches_dense_on_ragged_rows(sampler: Sampler, dense: Sampler, special, temperature: float) -> None:
-    """One row near the cap beside short ones, more rows than slots (refills), a shared prompt:
-    the same tokens as the dense engine, and log-probs within f32 summation order."""
+def test_paged_matches_dense_on_ragged_rows(sampler: Sampler, dense: Sampler, special) -> None:
+    """One row near the cap beside short ones, more rows than slots (refills), a shared prompt,
+    sampled at T 1: the same tokens as the dense engine, and both log-probs within f32 summation
+    order (greedy agreement is the T 0 case of the same draws, and the model tests check it)."""
+    temperature = 1.0
     assert sampler.config.paged and not dense.config.paged
     limit = special.vocab_size
     prompts = prompts_of([1200, 7, 40, 300, 90, 5, 600], limit, seed=3)

@@ -6,6 +6,7 @@ The suite runs with 8 simulated CPU devices (tests/conftest.py), so ``cpu-8`` pl
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -124,20 +125,43 @@ def test_the_startup_check_is_skipped_on_cpu_unless_a_budget_is_given() -> None:
 
 
 def test_engine_slots_zero_are_sized_from_the_memory_budget() -> None:
-    """``engine.slots: 0``: the KV cache takes what the rollout phase's budget leaves, in whole
-    rows per device, capped at the episodes of one step; a smaller budget gets fewer slots."""
-    big = plan_run(_cfg("engine.slots=0"), resolve("cpu-8"), hbm_bytes=2 * GiB, progress=lambda _m: None)
+    """``engine.slots: 0`` with the dense cache: the KV cache takes what the rollout phase's budget
+    leaves, in whole rows per device, capped at the episodes of one step; a smaller budget gets
+    fewer slots."""
+    big = plan_run(_cfg("engine.slots=0", "engine.kv=dense"), resolve("cpu-8"), hbm_bytes=2 * GiB,
+                   progress=lambda _m: None)
     assert big.engine_slots == 32  # 4 prompts x 8 samples: no use for more
     assert big.fits and any("engine.slots=0" in n for n in big.notes)
     # 512 episodes per step, a budget the KV cache binds: the slots fill it, in whole rows per device,
     # and one more row per device would not fit (counting the programs' fixed scratch as per-slot
     # once left ~2/3 of such a budget unused on a v5p chip)
-    small = plan_run(_cfg("engine.slots=0", "grpo.prompts_per_step=64"), resolve("cpu-8"),
+    small = plan_run(_cfg("engine.slots=0", "engine.kv=dense", "grpo.prompts_per_step=64"), resolve("cpu-8"),
                      hbm_bytes=int(0.06 * GiB), progress=lambda _m: None)
     assert small.engine_slots % 8 == 0 and 8 < small.engine_slots < 512
     roll = next(p for p in small.phases if p.name == "rollout")
     kv_per_row_per_device = (small.decode["bytes_full"] - small.resident["engine_params"]) / (small.engine_slots / 8)
     assert roll.peak <= small.budget < roll.peak + kv_per_row_per_device
+
+
+def test_engine_pages_zero_fill_the_budget_and_slots_follow_the_mean_transcript() -> None:
+    """The paged engine (the default): ``engine.pages: 0`` makes the pool what the rollout budget
+    holds, whole rows' worth per device, and ``engine.slots: 0`` as many rows of the mean
+    transcript (here the tiny run's 2,048-token cap) as the pool holds, capped at the episodes."""
+    from prove_jax.plan.planner import mean_transcript
+
+    big = plan_run(_cfg("engine.slots=0"), resolve("cpu-8"), hbm_bytes=2 * GiB, progress=lambda _m: None)
+    assert big.engine_slots == 32 and big.fits and any("engine.pages=0" in n for n in big.notes)
+    small = plan_run(_cfg("engine.slots=0", "grpo.prompts_per_step=64"), resolve("cpu-8"),
+                     hbm_bytes=int(0.06 * GiB), progress=lambda _m: None)
+    ecfg = dataclasses.replace(_cfg("engine.slots=0").engine, slots=8, max_len=2048)  # the tiny run's cap
+    row_pages, page = ecfg.row_pages, ecfg.page_len
+    assert small.engine_pages % (8 * row_pages) == 0 and small.engine_pages >= 8 * row_pages
+    fit = small.engine_pages * page // (mean_transcript(ecfg) + page)
+    assert small.engine_slots == max(8, fit // 8 * 8)
+    roll = next(p for p in small.phases if p.name == "rollout")
+    kv_per_device = small.decode["bytes_full"] - small.resident["engine_params"]
+    one_more_unit = kv_per_device * (8 * row_pages) / small.engine_pages  # 8 more rows' pages, over 8 devices
+    assert roll.peak <= small.budget < roll.peak + one_more_unit
 
 
 def test_a_program_the_tpu_compiler_refuses_is_reported_not_raised() -> None:
@@ -162,11 +186,13 @@ def test_a_program_the_tpu_compiler_refuses_is_reported_not_raised() -> None:
 
 def test_engine_slots_sized_too_many_are_shrunk_until_the_rollout_fits(monkeypatch: pytest.MonkeyPatch) -> None:
     """The sizing is an estimate from one small compile; the engine is compiled again at the chosen
-    count, and when that does not fit the slots shrink (noted) until the rollout phase does."""
+    count, and when that does not fit the slots shrink (noted) until the rollout phase does (the
+    dense cache, whose size follows the slots)."""
+    kv = "dense"
     import prove_jax.plan.planner as planner
 
     monkeypatch.setattr(planner, "SCRATCH_ROWS", -60)  # under-count each slot's bytes: too many slots
-    r = plan_run(_cfg("engine.slots=0", "grpo.prompts_per_step=64"), resolve("cpu-8"),
+    r = plan_run(_cfg("engine.slots=0", "grpo.prompts_per_step=64", f"engine.kv={kv}"), resolve("cpu-8"),
                  hbm_bytes=int(0.06 * GiB), progress=lambda _m: None)
     assert any("retried at" in n for n in r.notes), r.notes
     roll = next(p for p in r.phases if p.name == "rollout")

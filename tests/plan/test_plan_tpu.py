@@ -71,7 +71,7 @@ def test_the_engine_decodes_per_layer_caches_in_place_on_tpu(kv: str) -> None:
     with P.no_persistent_cache():
         dec = P.compile_decode(side)
     print(f"decode ({kv}): KV {kv_b / GiB:.2f} GiB, temporaries {dec.temporaries / GiB:.2f} GiB per chip")
-    assert kv_b > 0.5 * GiB and dec.aliased >= kv_b  # the cache is donated and written in place
+    assert kv_b >= 0.5 * GiB and dec.aliased >= kv_b  # the cache is donated and written in place
     assert dec.temporaries < 0.2 * kv_b
 
 
