@@ -53,7 +53,6 @@ class PageTable:
         self.rows: list[list[int]] = [[] for _ in range(slots)]
         self.table = np.zeros((slots, max_pages), np.int32)
         self.version = 0  # bumped on every change of ``table`` (the sampler re-uploads it then)
-        self.peak_in_use = 0
 
     @property
     def num_pages(self) -> int:
@@ -90,7 +89,6 @@ class PageTable:
             self.table[slot, len(row)] = page
             row.append(page)
         self.version += 1
-        self.peak_in_use = max(self.peak_in_use, self.in_use)
         return True
 
     def trim(self, slot: int, tokens: int) -> None:

@@ -206,9 +206,7 @@ class Engine:
         released: K/V computed by the previous policy must not seed the next one's episodes."""
         for slot in self.slots:
             if slot.request is None and not slot.owned:
-                slot.fed, slot.reset, slot.copy_wait = [], True, None
-                if self.pages is not None:
-                    self.pages.release(slot.index)
+                self._forget_row(slot)
 
     async def __aenter__(self) -> Engine:
         loop = asyncio.get_running_loop()
@@ -217,9 +215,7 @@ class Engine:
         for s in self.slots:
             s.owned, s.request, s.reset = False, None, True
             s.pending.clear()
-            s.fed, s.copy_wait = [], None
-            if self.pages is not None:
-                self.pages.release(s.index)
+            self._forget_row(s)
             self._free.put_nowait(s.index)
         self._wake = asyncio.Event()
         self._closing = False
@@ -447,9 +443,10 @@ class Engine:
         return not s.owned and s.request is None and self.pages.held(s.index) > 0
 
     def _forget_row(self, s: _Slot) -> None:
-        assert self.pages is not None
-        self.pages.release(s.index)
-        s.fed, s.reset = [], True
+        """Row ``s`` holds nothing any more (its pages, if paged, go back to the pool)."""
+        if self.pages is not None:
+            self.pages.release(s.index)
+        s.fed, s.reset, s.copy_wait = [], True, None
 
     def _preempt(self) -> bool:
         """Nothing can run and a turn waits for pages: free the pages of the newest episode that
@@ -464,7 +461,6 @@ class Engine:
         req = victim.request
         if req is not None:  # a turn still waiting for its prompt: all of it is prefilled again
             victim.pending = deque(self._chunks(req.context))
-            victim.copy_wait = None
         self.stats.preemptions += 1
         return True
 
