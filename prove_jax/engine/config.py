@@ -59,12 +59,12 @@ class EngineConfig:
       are grouped; the rest of the batch keeps decoding between prefill calls).
     * ``prefills_per_step``: prefill calls dispatched between two decode steps; bounds how long
       decoding rows wait behind refills (chunked-prefill interleaving).
-    * ``decode_block``: up to this many decode steps run inside one compiled program (a
+    * ``decode_block``: this many decode steps run inside one compiled program (a
       ``lax.while_loop``), so the host's per-dispatch cost (Python scheduling, the device→host
-      copy) is paid once per block. A block ends early right after any row's turn ends, so no
-      row idles inside a block and tool calls start as soon as with single steps. The scheduler
-      only uses blocks while every held slot is decoding (no episode is busy with tools), so
-      refills stay interleaved with single steps; a brand-new request waits at most one block.
+      copy) is paid once per block. Rows whose turn ends inside a block idle in place; the block
+      stops early only when no row decodes. Prefills run between blocks, so a new request or a
+      finished turn waits at most one block (JetStream's insert/generate split, vLLM's
+      multi-step scheduling).
 
     * ``share_prefixes``: a new sequence whose first chunks equal tokens already cached in another
       row (a GRPO group's shared prompt, a common system prompt + tool schemas) copies those K/V
@@ -92,10 +92,12 @@ class EngineConfig:
 
     * ``param_dtype``: the weight dtype (empty: the model's compute dtype; bf16 in the paper
       recipes, whose f32 master weights stay with the trainer);
-    * ``mesh``: the layout, e.g. ``"fsdp=2,tensor=2"`` (empty: the trainer's mesh, per process on
-      several hosts). With the trainer's dtype and layout in one process the engine decodes from
-      the trainer's own buffers, otherwise every update is one on-device cast + reshard
-      (``engine.weights.WeightSync``).
+    * ``mesh``: the layout over one process's devices, e.g. ``"tensor=4"`` (empty: a decode
+      layout, ``engine.weights.decode_layout``: tensor parallel over as many local devices as the
+      KV heads split over, data parallel over the rest, never the trainer's fsdp, whose weights
+      would be gathered at every step; one device: the trainer's placement). With the trainer's
+      dtype and layout in one process the engine decodes from the trainer's own buffers,
+      otherwise every update is one on-device cast + reshard (``engine.weights.WeightSync``).
     """
 
     slots: int = 8

@@ -10,12 +10,11 @@ import dataclasses
 from typing import Any
 
 import jax
-import jax.numpy as jnp
 from flax import nnx
 from jax.sharding import Mesh
 
 from prove_jax.engine.config import EngineConfig
-from prove_jax.engine.pages import engine_kernel
+from prove_jax.engine.pages import engine_kernel, sharded_pool_pages
 from prove_jax.engine.sampler import (
     SlotState,
     _batch_axes,
@@ -29,7 +28,7 @@ from prove_jax.engine.sampler import (
 from prove_jax.models import KVCache
 from prove_jax.models.config import ModelConfig
 from prove_jax.models.kernels import KernelChoice
-from prove_jax.models.paged import PagedKVCache
+from prove_jax.models.paged import PagedKVCache, row_shards
 from prove_jax.models.sharding import named_sharding
 
 
@@ -63,13 +62,16 @@ def lower_engine(model_config: ModelConfig, graphdef: nnx.GraphDef, params: nnx.
     table = None
     if config.paged:
         assert kernel is not None
-        pshape = jax.eval_shape(lambda: PagedKVCache.init(
-            model_config, config.slots, config.pool_pages, config.max_pages, page_size=config.page_len,
+        pages = sharded_pool_pages(config, row_shards(mesh, rules, config.slots))
+        cache: Any = jax.eval_shape(lambda: PagedKVCache.init(
+            model_config, config.slots, pages, config.max_pages, page_size=config.page_len,
             pages_per_block=config.pages_per_block, kernel=kernel.name))
-        axes = pshape.pool_axes()
-        cache: Any = dataclasses.replace(pshape, kv=jax.tree.map(lambda x: place(x, axes), pshape.kv),
-                                         lens=place(pshape.lens, ("batch",)), table=place(pshape.table, ("batch", None)),
-                                         mesh=mesh, rules=rules if mesh is not None else ())
+        if mesh is not None:  # placed as the sampler places it (pages split over the row shards)
+            cache = cache.with_mesh(mesh, rules)
+            pool, lens, tab = cache.placements()
+            sds = lambda x, s: jax.ShapeDtypeStruct(x.shape, x.dtype, sharding=s)  # noqa: E731
+            cache = dataclasses.replace(cache, kv=jax.tree.map(sds, cache.kv, pool), lens=sds(cache.lens, lens),
+                                        table=sds(cache.table, tab))
         table = cache.table
     else:
         shape = jax.eval_shape(lambda: KVCache.init(model_config, config.slots, config.capacity))
@@ -93,10 +95,10 @@ def lower_engine(model_config: ModelConfig, graphdef: nnx.GraphDef, params: nnx.
     ctx = (jax.sharding.use_abstract_mesh(mesh.abstract_mesh) if mesh is not None and kernel is not None
            and kernel.name == "tpu" else contextlib.nullcontext())
     with ctx:
+        # the rollouts' programs: rows that sample (GRPO's temperature), no top-k/top-p
         if k == 1:
-            decode = _decode_jit.lower(graph, leaves, cache, state, table, st)
+            decode = _decode_jit.lower(graph, leaves, cache, state, table, st, "sample")
         else:
-            decode = _decode_block_jit.lower(graph, leaves, cache, state,
-                                             jax.ShapeDtypeStruct((config.slots,), jnp.bool_), table, st, k)
-        prefill = _prefill_jit.lower(graph, leaves, cache, state, batch, table, st)
+            decode = _decode_block_jit.lower(graph, leaves, cache, state, table, st, k, "sample")
+        prefill = _prefill_jit.lower(graph, leaves, cache, state, batch, table, st, "sample")
     return LoweredEngine(decode, prefill, leaves, cache, state, kernel)

@@ -44,12 +44,22 @@ def pages_for(tokens: int, page_size: int) -> int:
 
 
 class PageTable:
-    """Pages of ``pages`` pool entries handed to ``slots`` rows of at most ``max_pages`` pages."""
+    """Pages of ``pages`` pool entries handed to ``slots`` rows of at most ``max_pages`` pages.
 
-    def __init__(self, pages: int, page_size: int, slots: int, max_pages: int) -> None:
-        self.page_size, self.max_pages = page_size, max_pages
+    ``shards``: the pool and the rows are split into that many equal parts on the devices
+    (``PagedKVCache.shard_axes``: a data-parallel replica holds only its own rows' pages). Row
+    ``r`` belongs to shard ``r // (slots / shards)`` and takes pages only from that shard's range;
+    its table row holds page ids *within the shard*, which is what the shard's program indexes.
+    Pages are shared only between rows of one shard."""
+
+    def __init__(self, pages: int, page_size: int, slots: int, max_pages: int, shards: int = 1) -> None:
+        if shards < 1 or pages % shards or slots % shards:
+            raise ValueError(f"{pages} pages and {slots} slots do not split into {shards} shards")
+        self.page_size, self.max_pages, self.shards = page_size, max_pages, shards
+        self.shard_pages, self.shard_rows = pages // shards, slots // shards
         self.refs = np.zeros((pages,), np.int32)
-        self._free = list(range(pages - 1, -1, -1))  # pop() hands out low pages first
+        # pop() hands out a shard's low pages first
+        self._free = [list(range((i + 1) * self.shard_pages - 1, i * self.shard_pages - 1, -1)) for i in range(shards)]
         self.rows: list[list[int]] = [[] for _ in range(slots)]
         self.table = np.zeros((slots, max_pages), np.int32)
         self.version = 0  # bumped on every change of ``table`` (the sampler re-uploads it then)
@@ -60,11 +70,20 @@ class PageTable:
 
     @property
     def free(self) -> int:
-        return len(self._free)
+        """Free pages in the whole pool."""
+        return sum(len(f) for f in self._free)
+
+    def shard(self, slot: int) -> int:
+        """The shard row ``slot`` (and every page it holds) lives on."""
+        return slot // self.shard_rows
+
+    def free_for(self, slot: int) -> int:
+        """Free pages row ``slot`` can take (its shard's)."""
+        return len(self._free[self.shard(slot)])
 
     @property
     def in_use(self) -> int:
-        return self.num_pages - len(self._free)
+        return self.num_pages - self.free
 
     def held(self, slot: int) -> int:
         """Pages row ``slot`` references (shared ones included)."""
@@ -80,13 +99,14 @@ class PageTable:
         need = self.shortfall(slot, tokens)
         if need == 0:
             return True
-        if need > len(self._free):
+        free = self._free[self.shard(slot)]
+        if need > len(free):
             return False
-        row = self.rows[slot]
+        row, base = self.rows[slot], self.shard(slot) * self.shard_pages
         for _ in range(need):
-            page = self._free.pop()
+            page = free.pop()
             self.refs[page] = 1
-            self.table[slot, len(row)] = page
+            self.table[slot, len(row)] = page - base
             row.append(page)
         self.version += 1
         return True
@@ -112,6 +132,8 @@ class PageTable:
         tokens (a whole number of pages)."""
         if tokens % self.page_size:
             raise ValueError(f"only whole pages are shared: {tokens} tokens, pages of {self.page_size}")
+        if self.shard(dst) != self.shard(src):
+            raise ValueError(f"rows {dst} and {src} live on different shards: pages are not shared across them")
         n = tokens // self.page_size
         if n > len(self.rows[src]):
             raise ValueError(f"row {src} holds {len(self.rows[src])} pages, {n} asked")
@@ -120,7 +142,7 @@ class PageTable:
         for page in pages:
             self.refs[page] += 1
         self.rows[dst] = list(pages)
-        self.table[dst, :n] = pages
+        self.table[dst, :n] = np.asarray(pages, np.int32) - self.shard(dst) * self.shard_pages
         self.version += 1
 
     def shared_pages(self, slot: int) -> int:
@@ -130,7 +152,7 @@ class PageTable:
     def _unref(self, page: int) -> None:
         self.refs[page] -= 1
         if self.refs[page] == 0:
-            self._free.append(page)
+            self._free[page // self.shard_pages].append(page)
         elif self.refs[page] < 0:  # pragma: no cover - a bookkeeping bug, never a silent reuse
             raise RuntimeError(f"page {page} released more often than referenced")
 
@@ -165,12 +187,19 @@ def page_bytes(config: EngineConfig, model_config: ModelConfig, cache_dtype: Any
     return 2 * model_config.num_layers * config.page_len * model_config.num_kv_heads * model_config.head_dim * itemsize
 
 
-def check_pool(config: EngineConfig, model_config: ModelConfig, cache_dtype: Any = None) -> None:
-    """Refuse a pool that cannot hold one ``max_len`` row (no episode could ever finish)."""
+def sharded_pool_pages(config: EngineConfig, shards: int) -> int:
+    """The pool's pages when it is split into ``shards`` equal parts (``engine.pages`` rounded down)."""
+    return config.pool_pages // shards * shards
+
+
+def check_pool(config: EngineConfig, model_config: ModelConfig, cache_dtype: Any = None, shards: int = 1) -> None:
+    """Refuse a pool that cannot hold one ``max_len`` row (no episode could ever finish); split
+    over ``shards`` data-parallel replicas, each part must hold one."""
     need = config.row_pages
-    if config.pool_pages < need:
+    if config.pool_pages // shards < need:
         per = page_bytes(config, model_config, cache_dtype)
+        split = f" split over {shards} data-parallel row shards ({config.pool_pages // shards} each)" if shards > 1 else ""
         raise PagePoolTooSmall(
-            f"engine.pages={config.pool_pages} cannot hold one episode of max_len={config.max_len} tokens: it "
-            f"needs at least {need} pages of {config.page_len} tokens ({need * per / 2**20:.1f} MiB of KV); "
-            f"raise engine.pages (0 = slots x {need}) or lower max_len")
+            f"engine.pages={config.pool_pages}{split} cannot hold one episode of max_len={config.max_len} tokens: "
+            f"it needs at least {need} pages of {config.page_len} tokens ({need * per / 2**20:.1f} MiB of KV)"
+            f"{' per shard' if shards > 1 else ''}; raise engine.pages (0 = slots x {need}) or lower max_len")

@@ -45,11 +45,11 @@ from flax import nnx
 from jax.sharding import Mesh
 
 from prove_jax.engine.config import EngineConfig
-from prove_jax.engine.pages import PageTable, check_pool, engine_kernel
-from prove_jax.engine.sampling import row_keys, select
+from prove_jax.engine.pages import PageTable, check_pool, engine_kernel, sharded_pool_pages
+from prove_jax.engine.sampling import row_keys, sampling_mode, select
 from prove_jax.models import KVCache, Model
 from prove_jax.models.kernels import KernelChoice
-from prove_jax.models.paged import PagedKVCache
+from prove_jax.models.paged import PagedKVCache, row_shards
 from prove_jax.models.sharding import Rules, named_sharding
 
 Cache = KVCache | PagedKVCache
@@ -197,7 +197,7 @@ def _is_stop(tok: jax.Array, stop_ids: tuple[int, ...]) -> jax.Array:
 
 def _decode(
     graph: _GraphKey, params: list[jax.Array], cache: Cache, state: SlotState, table: jax.Array | None,
-    st: _Static
+    st: _Static, mode: str = "truncate"
 ) -> tuple[Cache, SlotState, jax.Array]:
     model: Model = graph.merge(params)
     active = state.active
@@ -210,7 +210,7 @@ def _decode(
         end = jnp.where(active, new.end, cache.end)  # idle rows keep their slots
         new = dataclasses.replace(new, end=end)
     keys = row_keys(state.seed, state.stream, state.n_new)
-    tok, slp, mlp = select(logits[:, 0], keys, state.temperature, state.top_k, state.top_p, st.vocab_limit)
+    tok, slp, mlp = select(logits[:, 0], keys, state.temperature, state.top_k, state.top_p, st.vocab_limit, mode)
     n_new = state.n_new + 1
     stopped = active & (_is_stop(tok, st.stop_ids) | (n_new >= state.max_new) | (end + 1 >= st.max_len))
     state = dataclasses.replace(
@@ -232,6 +232,7 @@ def _prefill(
     batch: dict[str, jax.Array],
     table: jax.Array | None,
     st: _Static,
+    mode: str = "truncate",
 ) -> tuple[Cache, SlotState, jax.Array]:
     model: Model = graph.merge(params)
     b = batch
@@ -244,8 +245,10 @@ def _prefill(
         # in place: the chunk's rows see the pool through their own table rows; a row holds
         # ``start`` tokens (0 for a reset row: the host gave it fresh or shared pages)
         slots = cache.lens.shape[0]
+        # a pool split over row shards: every shard sees the chunk's rows and serves its own
+        owner = rows // (slots // cache.shards) if cache.shards > 1 else None
         sub = dataclasses.replace(cache, table=jnp.take(table, rows, axis=0, mode="clip"),
-                                  lens=jnp.where(rows < slots, b["start"], 0))
+                                  lens=jnp.where(rows < slots, b["start"], 0), owner=owner)
     else:
         sub = cache.take_rows(rows).reset_rows(b["reset"])
     h, new = model.hidden_states(b["tokens"], positions, sub, attention_mask=mask)
@@ -253,7 +256,7 @@ def _prefill(
     last = jnp.take_along_axis(h, jnp.maximum(lens - 1, 0)[:, None, None], axis=1)
     logits = model.logits(last)[:, 0]
     keys = row_keys(b["seed"], b["stream"], jnp.zeros_like(lens))
-    tok, slp, mlp = select(logits, keys, b["temperature"], b["top_k"], b["top_p"], st.vocab_limit)
+    tok, slp, mlp = select(logits, keys, b["temperature"], b["top_k"], b["top_p"], st.vocab_limit, mode)
     final = b["final"]
     stopped = final & (_is_stop(tok, st.stop_ids) | (b["max_new"] <= 1) | (end + 1 >= st.max_len))
 
@@ -284,35 +287,34 @@ def _decode_block(
     params: list[jax.Array],
     cache: Cache,
     state: SlotState,
-    expected: jax.Array,
     table: jax.Array | None,
     st: _Static,
     k: int,
+    mode: str = "truncate",
 ) -> tuple[Cache, SlotState, jax.Array]:
     """Up to ``k`` decode steps in one program. Outputs ``[k, 5, R]``; steps not run are all
     zeros, i.e. nothing emitted, so the host reads them as empty.
 
-    After the first step the block ends as soon as a row's turn ends, or any row the host
-    ``expected`` to be decoding is not (its turn ended in a program the host has not read yet).
-    So no row idles inside a block and a finished turn reaches the host after the same number
-    of programs as with single steps; between stops, the host pays its per-program cost once per
-    ``k`` tokens.
+    Rows whose turn ends inside the block idle in place (computed and discarded, as in a single
+    step) while the others go on: the block stops early only when no row is left decoding. The
+    host pays its per-program cost (dispatch, read-back) once per ``k`` tokens whatever the rows
+    do, and new prompts are prefilled between blocks (JetStream's insert/generate split, vLLM's
+    multi-step scheduling); a finished turn reaches the host at the end of its block.
     """
     rows = state.tok.shape[0]
 
     def cond(c: tuple[Any, ...]) -> jax.Array:
-        i, _, s, _, ended = c
-        on_track = ~ended & ~jnp.any(expected & ~s.active)
-        return (i < k) & jnp.any(s.active) & ((i == 0) | on_track)
+        i, _, s, _ = c
+        return (i < k) & jnp.any(s.active)
 
     def body(c: tuple[Any, ...]) -> tuple[Any, ...]:
-        i, ca, s, outs, _ = c
-        ca, s, out = _decode(graph, params, ca, s, table, st)
+        i, ca, s, outs = c
+        ca, s, out = _decode(graph, params, ca, s, table, st, mode)
         outs = jax.lax.dynamic_update_slice(outs, out[None], (i, jnp.int32(0), jnp.int32(0)))
-        return i + 1, ca, s, outs, jnp.any(out[4] != 0)
+        return i + 1, ca, s, outs
 
-    init = (jnp.int32(0), cache, state, jnp.zeros((k, 5, rows), jnp.int32), jnp.bool_(False))
-    _, cache, state, outs, _ = jax.lax.while_loop(cond, body, init)
+    init = (jnp.int32(0), cache, state, jnp.zeros((k, 5, rows), jnp.int32))
+    _, cache, state, outs = jax.lax.while_loop(cond, body, init)
     return cache, state, outs
 
 
@@ -325,10 +327,10 @@ def _copy_prefix(cache: KVCache, dst: jax.Array, src: jax.Array, length: jax.Arr
     return out if st.mesh is None else out.constrain(st.mesh, st.rules)
 
 
-_decode_jit = jax.jit(_decode, static_argnums=(0, 5), donate_argnums=(2, 3))
+_decode_jit = jax.jit(_decode, static_argnums=(0, 5, 6), donate_argnums=(2, 3))
 _copy_prefix_jit = jax.jit(_copy_prefix, static_argnums=(4,), donate_argnums=(0,))
-_decode_block_jit = jax.jit(_decode_block, static_argnums=(0, 6, 7), donate_argnums=(2, 3))
-_prefill_jit = jax.jit(_prefill, static_argnums=(0, 6), donate_argnums=(2, 3))
+_decode_block_jit = jax.jit(_decode_block, static_argnums=(0, 5, 6, 7), donate_argnums=(2, 3))
+_prefill_jit = jax.jit(_prefill, static_argnums=(0, 6, 7), donate_argnums=(2, 3))
 
 
 class Sampler:
@@ -378,8 +380,10 @@ class Sampler:
         self._table_version = -1
         if config.paged:
             self.kernel = engine_kernel(config, model.config, self.mesh, cache_dtype)
-            check_pool(config, model.config, cache_dtype)
-            self.pages = PageTable(config.pool_pages, config.page_len, config.slots, config.max_pages)
+            shards = row_shards(self.mesh, model.config.sharding_rules, config.slots)
+            check_pool(config, model.config, cache_dtype, shards)
+            self.pages = PageTable(sharded_pool_pages(config, shards), config.page_len, config.slots,
+                                   config.max_pages, shards=shards)
         want = jnp.dtype(model.config.param_dtype)
         wrong = {str(x.dtype) for x in leaves if jnp.issubdtype(x.dtype, jnp.floating) and x.dtype != want}
         if wrong:  # the programs are traced for these leaves; the config must describe them
@@ -432,9 +436,9 @@ class Sampler:
     def _init_cache(self) -> Cache:
         cfg = self.config
         if cfg.paged:
-            assert self.kernel is not None
+            assert self.kernel is not None and self.pages is not None
             cache: Cache = PagedKVCache.init(
-                self.model_config, cfg.slots, cfg.pool_pages, cfg.max_pages, page_size=cfg.page_len,
+                self.model_config, cfg.slots, self.pages.num_pages, cfg.max_pages, page_size=cfg.page_len,
                 dtype=self.cache_dtype, mesh=self.mesh, pages_per_block=cfg.pages_per_block, kernel=self.kernel.name)
         else:
             cache = KVCache.init(self.model_config, cfg.slots, cfg.capacity, dtype=self.cache_dtype, mesh=self.mesh)
@@ -496,31 +500,36 @@ class Sampler:
                 raise ValueError(f"update_params: sharding {new.sharding} does not match {sharding}")
         self.params, self._leaves = params, leaves
 
-    def decode(self, block: int | None = None, expected: np.ndarray | None = None) -> jax.Array:
+    def decode(self, block: int | None = None, mode: str = "truncate") -> jax.Array:
         """One token for every decoding row (idle rows are computed and discarded), or with a
-        block > 1 (default ``config.decode_block``) up to that many, ending at the first finished
-        turn or at the first row of ``expected`` (bool ``[slots]``, default: all rows) found not
-        decoding; packed, read with ``StepOut.unpack`` (a block adds a leading ``[block]`` axis)."""
+        block > 1 (default ``config.decode_block``) up to that many steps (rows whose turn ends
+        idle in place; the block stops early only when none decodes); packed, read with
+        ``StepOut.unpack`` (a block adds a leading ``[block]`` axis). ``mode``: what the decoding
+        rows' sampling needs (``sampling.sampling_mode``; the default serves any row)."""
         k = self.config.decode_block if block is None else int(block)
         self.programs.add(("decode", k))
         table = self._table_arg()
         if k == 1:
             self.cache, self.state, out = _decode_jit(self.graph, self._params(), self.cache, self.state, table,
-                                                      self.static)
+                                                      self.static, mode)
         else:
-            exp = np.ones((self.config.slots,), bool) if expected is None else np.asarray(expected, bool)
             self.cache, self.state, out = _decode_block_jit(
-                self.graph, self._params(), self.cache, self.state, exp, table, self.static, k
+                self.graph, self._params(), self.cache, self.state, table, self.static, k, mode
             )
         return out
 
-    def prefill(self, batch: PrefillBatch) -> jax.Array:
+    def prefill(self, batch: PrefillBatch, mode: str | None = None) -> jax.Array:
         """Write one chunk into each listed row; rows whose prompt is complete start decoding.
-        Returns the packed per-row outputs (``StepOut.unpack``)."""
+        Returns the packed per-row outputs (``StepOut.unpack``). ``mode``: as for :meth:`decode`
+        (default: the least general one the batch's rows allow)."""
         self.programs.add(("prefill", int(batch.tokens.shape[1])))
         arrays = {f.name: getattr(batch, f.name) for f in dataclasses.fields(batch)}
+        if mode is None:
+            used = batch.rows < self.config.slots  # unused entries sample nothing
+            mode = sampling_mode(batch.temperature[used].tolist(), batch.top_k[used].tolist(),
+                                 batch.top_p[used].tolist())
         self.cache, self.state, out = _prefill_jit(
-            self.graph, self._params(), self.cache, self.state, arrays, self._table_arg(), self.static
+            self.graph, self._params(), self.cache, self.state, arrays, self._table_arg(), self.static, mode
         )
         return out
 

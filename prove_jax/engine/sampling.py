@@ -14,11 +14,13 @@ Two log-probs come back for every chosen token, because RL needs both:
   renormalised; 0 for greedy rows, a point mass). This is the behaviour policy, needed for
   an exact importance correction when sampling is not plain ``T = 1``.
 
-Sampling uses the Gumbel-max trick with a key derived from ``(seed, stream, index)`` alone, so a
-row's draws do not depend on which slot it occupies or on what the other rows are doing.
+Sampling draws by inverse CDF with a key derived from ``(seed, stream, index)`` alone, so a row's
+draws do not depend on which slot it occupies or on what the other rows are doing.
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 import jax
 import jax.numpy as jnp
@@ -95,6 +97,22 @@ def first_argmax(x: jax.Array) -> jax.Array:
     return jnp.where(first < v, first, 0).astype(jnp.int32)
 
 
+MODES = ("greedy", "sample", "truncate")
+"""What a program's rows need, decided on the host from their sampling settings (the scheduler
+knows them all): ``greedy`` (every row at temperature 0), ``sample`` (some row samples, none
+truncates) or ``truncate`` (some sampling row has top-k or top-p). One compiled variant each, so
+no program asks the device which path to take: a ``lax.cond`` on a device predicate is a host
+read-back on GPU at every step."""
+
+
+def sampling_mode(temperature: Sequence[float], top_k: Sequence[int], top_p: Sequence[float]) -> str:
+    """The least general mode that is exact for rows with these settings."""
+    sampling = [i for i, t in enumerate(temperature) if t > 0]
+    if not sampling:
+        return "greedy"
+    return "truncate" if any(top_k[i] > 0 or top_p[i] < 1.0 for i in sampling) else "sample"
+
+
 def select(
     logits: jax.Array,
     keys: jax.Array,
@@ -102,33 +120,39 @@ def select(
     top_k: jax.Array,
     top_p: jax.Array,
     vocab_limit: int,
+    mode: str = "truncate",
 ) -> tuple[jax.Array, jax.Array, jax.Array]:
     """Pick one token per row of ``logits [B, V]`` (f32).
 
     Returns ``(tokens int32 [B], sample_logprob f32 [B], model_logprob f32 [B])``; see the
-    module docstring for the two log-probs. Rows with ``temperature == 0`` are greedy. The
-    sampling half (noise, truncation, its log-normaliser) only runs when some row samples, and
-    log-probs are ``logit - logsumexp`` of the chosen id (no ``[B, V]`` log-softmax).
+    module docstring for the two log-probs. Rows with ``temperature == 0`` are greedy; ``mode``
+    (:data:`MODES`, static) says what the other rows may need. Log-probs are ``logit -
+    logsumexp`` of the chosen id (no ``[B, V]`` log-softmax).
+
+    A sampling row draws by inverse CDF: one uniform ``u`` from its key, and the first id whose
+    cumulative probability exceeds ``u``. Exact like the Gumbel-max trick, but one random number
+    per row instead of one per vocabulary entry, so a cheaper PRNG (rbg) would buy nothing; keys
+    still come from ``(seed, stream, index)`` alone. Greedy rows are computed and discarded by a select.
     """
+    if mode not in MODES:
+        raise ValueError(f"sampling mode must be one of {MODES}, got {mode!r}")
     logits = logits.astype(jnp.float32)
     masked = mask_vocab(logits, vocab_limit)
     greedy = temperature <= 0.0
-    greedy_tok = first_argmax(masked)
+    tokens = first_argmax(masked)
     take = lambda a, t: jnp.take_along_axis(a, t[:, None], axis=-1)[:, 0]  # noqa: E731
-
-    def sample(_: None) -> tuple[jax.Array, jax.Array]:
+    sample_lp = jnp.zeros(tokens.shape, jnp.float32)
+    if mode != "greedy":
         safe_t = jnp.where(greedy, 1.0, temperature)
         scaled = masked / safe_t[:, None]
-        need_trunc = jnp.any(~greedy & ((top_k > 0) | (top_p < 1.0)))
-        scaled = jax.lax.cond(need_trunc, _truncate, lambda s, k, p: s, scaled, top_k, top_p)
-        gumbel = jax.vmap(lambda k: jax.random.gumbel(k, (logits.shape[-1],), jnp.float32))(keys)
-        tok = jnp.where(greedy, greedy_tok, first_argmax(scaled + gumbel))
-        lp = take(scaled, tok) - jax.nn.logsumexp(scaled, axis=-1)
-        return tok, jnp.where(greedy, 0.0, lp)
-
-    def all_greedy(_: None) -> tuple[jax.Array, jax.Array]:
-        return greedy_tok, jnp.zeros(greedy_tok.shape, jnp.float32)
-
-    tokens, sample_lp = jax.lax.cond(jnp.any(~greedy), sample, all_greedy, None)
+        if mode == "truncate":
+            scaled = _truncate(scaled, top_k, top_p)
+        lse = jax.nn.logsumexp(scaled, axis=-1)
+        cdf = jnp.cumsum(jnp.exp(scaled - lse[:, None]), axis=-1)
+        u = jax.vmap(lambda k: jax.random.uniform(k, (), jnp.float32))(keys)
+        drawn = jnp.sum(cdf <= (u * cdf[:, -1])[:, None], axis=-1).astype(jnp.int32)
+        drawn = jnp.minimum(drawn, logits.shape[-1] - 1)
+        tokens = jnp.where(greedy, tokens, drawn)
+        sample_lp = jnp.where(greedy, 0.0, take(scaled, tokens) - lse)
     model_lp = take(logits, tokens) - jax.nn.logsumexp(logits, axis=-1)
     return tokens, sample_lp, model_lp

@@ -33,10 +33,9 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from prove_jax.engine.config import EngineConfig, SamplingConfig
 from prove_jax.engine.sampler import PrefillBatch, Sampler, StepOut
+from prove_jax.engine.sampling import sampling_mode
 from prove_jax.engine.watcher import Watcher
 
 
@@ -197,7 +196,7 @@ class Engine:
         self._watcher: Watcher | None = None
         self._inflight: deque[tuple[asyncio.Future[Any], list[int] | None, int]] = deque()
         self._closing = False
-        self._refused = False  # a prefill chunk was refused pages in this loop iteration
+        self._refused: set[int] = set()  # shards whose pages a prefill chunk was refused this iteration
 
     # ---- lifecycle --------------------------------------------------------------------------
     def forget_cached_rows(self) -> None:
@@ -311,8 +310,8 @@ class Engine:
             return 0
         best, best_len = None, 0
         for other in self.slots:
-            if other is slot:
-                continue
+            if other is slot or (self.pages is not None and self.pages.shard(other.index) != self.pages.shard(slot.index)):
+                continue  # (a pool split over data-parallel shards: pages are shared within one)
             planned = other.planned()
             if len(planned) < best_len + chunk:
                 continue
@@ -423,8 +422,10 @@ class Engine:
         need = self._chunk_need(s)
         if self.pages.ensure(s.index, need):
             return True
-        short = self.pages.shortfall(s.index, need) - self.pages.free
-        for idle in sorted((o for o in self.slots if self._evictable(o)), key=lambda o: o.t_used):
+        short = self.pages.shortfall(s.index, need) - self.pages.free_for(s.index)
+        shard = self.pages.shard(s.index)  # only its own shard's pages can serve it
+        for idle in sorted((o for o in self.slots if self._evictable(o) and self.pages.shard(o.index) == shard),
+                           key=lambda o: o.t_used):
             if short <= 0:
                 break
             freed = self.pages.held(idle.index) - self.pages.shared_pages(idle.index)
@@ -434,7 +435,7 @@ class Engine:
         if self.pages.ensure(s.index, need):
             return True
         self.stats.page_waits += 1
-        self._refused = True
+        self._refused.add(shard)
         return False
 
     def _evictable(self, s: _Slot) -> bool:
@@ -450,10 +451,12 @@ class Engine:
 
     def _preempt(self) -> bool:
         """Nothing can run and a turn waits for pages: free the pages of the newest episode that
-        holds any (vLLM's rule: the newest waits). Its tokens are recomputed from its context when
+        holds any on a shard where a turn was refused (vLLM's rule: the newest waits). Its tokens are recomputed from its context when
         its turn next runs. Returns whether anything was freed."""
         assert self.pages is not None
-        holders = [s for s in self.slots if self.pages.held(s.index) > 0 and not s.decoding]
+        pages = self.pages
+        holders = [s for s in self.slots if pages.held(s.index) > 0 and not s.decoding
+                   and pages.shard(s.index) in self._refused]
         if not holders:
             return False
         victim = max(holders, key=lambda s: s.t_episode)
@@ -473,7 +476,7 @@ class Engine:
         try:
             while True:
                 dispatched = 0
-                self._refused = False
+                self._refused = set()
                 self._dispatch_copies()  # before any prefill of this iteration (see _share_prefix)
                 for _ in range(self.config.prefills_per_step):
                     picked = self._prefill_batch()
@@ -486,9 +489,9 @@ class Engine:
                     self.stats.prefill_calls += 1
                     dispatched += 1
                 if self._decoding():
-                    block = self.config.decode_block if self._only_decoding() else 1
+                    block = self.config.decode_block
                     t = time.perf_counter()
-                    out = self.sampler.decode(block, self._decoding_rows() if block > 1 else None)
+                    out = self.sampler.decode(block, self._decode_mode())
                     self._inflight.append((self._watcher.submit(out, t), None, block))
                     dispatched += 1
                 # Read results one iteration behind: keep the just-dispatched work queued.
@@ -511,21 +514,18 @@ class Engine:
                     s.request.future.set_exception(RuntimeError(f"engine scheduler failed: {exc!r}"))
             raise
 
-    def _decoding_rows(self) -> np.ndarray:
-        return np.array([s.decoding for s in self.slots], bool)
-
-    def _only_decoding(self) -> bool:
-        """Every held slot is mid-turn with its prompt prefilled: no episode is doing host work
-        (tools, parsing) that will soon need a prefill, so multi-step decode programs cost no
-        slot time. Otherwise single steps keep refills interleaved with decoding."""
-        return all(s.decoding for s in self.slots if s.owned or s.request is not None)
+    def _decode_mode(self) -> str:
+        """What the rows' sampling needs (``sampling.sampling_mode``), from every row with a turn
+        (a superset of those decoding on the device): decided here, never asked of the device."""
+        sps = [s.request.sampling for s in self.slots if s.request is not None]
+        return sampling_mode([sp.temperature for sp in sps], [sp.top_k for sp in sps], [sp.top_p for sp in sps])
 
     def _starved(self) -> bool:
         """A chunk was refused pages in this iteration (and, as the caller checks, nothing runs
         that could ever free one). Not merely "a turn is pending": a turn submitted while the loop
         awaited a result has not been offered pages yet (that race once preempted an idle row
         that eviction should have taken)."""
-        return self._refused
+        return bool(self._refused)
 
     def _work_ready(self) -> bool:
         return self._closing or any(s.request is not None for s in self.slots)

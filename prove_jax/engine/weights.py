@@ -76,6 +76,29 @@ def local_engine_mesh(spec: MeshSpec, devices: Sequence[Any]) -> Mesh:
         return make_mesh(fallback, devices=devices)
 
 
+def decode_layout(config: ModelConfig, devices: int) -> dict[str, int] | None:
+    """The engine's default layout over one process's ``devices`` (``engine.mesh`` empty): tensor
+    parallel over as many of them as the KV heads split evenly over, data parallel (weights
+    replicated) over the rest; never fsdp. None on one device (the trainer's own placement).
+
+    Why: decode is bound by the bytes each chip reads per step. Tensor parallel splits both the
+    weights and the KV heads over the chips (each chip reads 1/t of each, for every row), at the
+    price of two small all-reduces per layer; fsdp, the trainer's layout, would all-gather every
+    weight at every step. Heads that do not split evenly would leave a chip's query heads without
+    their KV head, so the tensor axis stops at a divisor of both head counts; the remaining chips
+    become data-parallel replicas (each with its own rows)."""
+    if devices <= 1:
+        return None
+    t = max(d for d in range(1, devices + 1)
+            if devices % d == 0 and config.num_kv_heads % d == 0 and config.num_heads % d == 0)
+    return {"data": devices // t, "fsdp": 1, "tensor": t}
+
+
+def engine_mesh_spec(spec: MeshSpec, config: ModelConfig, devices: int) -> MeshSpec:
+    """``engine.mesh`` as given, or (empty) :func:`decode_layout` over ``devices`` local devices."""
+    return spec or decode_layout(config, devices)
+
+
 def replica_meshes(spec: MeshSpec, by_process: Sequence[Sequence[Any]]) -> tuple[Mesh, list[Mesh]]:
     """The global ``(replica, *engine axes)`` mesh whose replica ``r`` is process ``r``'s local
     engine mesh over ``by_process[r]``, and those local meshes. Every process computes all of them

@@ -94,11 +94,10 @@ def ragged_inputs(q: jax.Array, table: jax.Array, start: jax.Array, new_lens: ja
 
 def tpu_ragged_paged_attention(q: jax.Array, pool: jax.Array, w: PagedWrite, scale: float) -> jax.Array:
     """``q: [B, T, H, D]`` (each row's valid queries a prefix) through the TPU kernel; padding
-    queries come back as whatever the kernel left there (discarded, as on the XLA path).
-
-    Under a mesh the kernel runs per shard (``shard_map``): each shard attends its own rows (batch
-    over data/fsdp) with its own KV heads (over tensor) out of its part of the pool, so nothing is
-    gathered around the call.
+    queries come back as whatever the kernel left there (discarded, as on the XLA path). Called
+    per shard under a mesh (``paged.paged_cached_attention``'s ``shard_map``): ``pool`` and the
+    table's page ids are the shard's own, and rows it does not serve (``w.live`` False) get no
+    queries.
 
     Not runnable in interpret mode on the CPU with jax 0.12.0.1: both Pallas TPU interpreters
     stop on this kernel's ref reshapes (``ReshapeTransform``).  The tests check
@@ -107,23 +106,8 @@ def tpu_ragged_paged_attention(q: jax.Array, pool: jax.Array, w: PagedWrite, sca
     """
     # a scanned model's stacked pool: the kernel takes one layer
     pool_l = pool if w.layer is None else jax.lax.dynamic_index_in_dim(pool, w.layer, 0, keepdims=False)
-    if w.mesh is None or w.mesh.size == 1:
-        return _rpa_local(q, pool_l, w.table, w.start, w.new_lens, w.page_size, scale)
-    from jax.sharding import PartitionSpec as P
-
-    from prove_jax.models.sharding import logical_to_spec
-
-    mesh, rules = w.mesh, w.rules
-    q_spec = logical_to_spec(("batch", None, "kv_heads", None), rules, q.shape, mesh)
-    pool_spec = logical_to_spec((None, None, "kv_heads", None), rules, pool_l.shape, mesh)
-    rows = P(q_spec[0])
-
-    def local(q: jax.Array, pool: jax.Array, table: jax.Array, start: jax.Array, new_lens: jax.Array) -> jax.Array:
-        return _rpa_local(q, pool, table, start, new_lens, w.page_size, scale)
-
-    fn = jax.shard_map(local, mesh=mesh, in_specs=(q_spec, pool_spec, P(q_spec[0], None), rows, rows),
-                       out_specs=q_spec, check_vma=False)
-    return fn(q, pool_l, w.table, w.start, w.new_lens)
+    new_lens = w.new_lens if w.live is None else jnp.where(w.live, w.new_lens, w.start)
+    return _rpa_local(q, pool_l, w.table, w.start, new_lens, w.page_size, scale)
 
 
 def _rpa_local(q: jax.Array, pool: jax.Array, table: jax.Array, start: jax.Array, new_lens: jax.Array,

@@ -40,14 +40,15 @@ same pool feeds ``jax.experimental.pallas.ops.tpu.ragged_paged_attention`` (``ke
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 import jax
 import jax.numpy as jnp
-from jax.sharding import Mesh
+from jax.sharding import Mesh, NamedSharding, PartitionSpec
 
 from prove_jax.models.config import ModelConfig
-from prove_jax.models.sharding import Rules, named_sharding
+from prove_jax.models.sharding import Rules, logical_to_spec
 
 POOL_AXES = {"split": ("cache_pages", "kv_heads", None, "head_dim"),
              "combined": ("cache_pages", None, "kv_heads", "head_dim")}
@@ -79,6 +80,21 @@ MASKED_SCORE = -0.7 * float(jnp.finfo(jnp.float32).max)
 """Score of a masked slot (as in ``cached_attention``): finite, so ``exp(masked - real)`` is 0."""
 
 
+def row_shard_axes(mesh: Mesh | None, rules: Rules, batch: int) -> tuple[str, ...]:
+    """The mesh axes ``batch`` rows are split over (the ``batch`` rule where it divides them):
+    the pool's pages are split over the same ones (:attr:`PagedKVCache.shard_axes`)."""
+    if mesh is None:
+        return ()
+    spec = tuple(logical_to_spec(("batch",), rules, (batch,), mesh))
+    entry = spec[0] if spec else None
+    return () if entry is None else (entry,) if isinstance(entry, str) else tuple(entry)
+
+
+def row_shards(mesh: Mesh | None, rules: Rules, batch: int) -> int:
+    """How many shards ``batch`` rows (and the pool) are split into on ``mesh``."""
+    return 1 if mesh is None else math.prod(int(mesh.shape[a]) for a in row_shard_axes(mesh, rules, batch))
+
+
 @jax.tree_util.register_dataclass
 @dataclasses.dataclass(frozen=True)
 class PagedKVCache:
@@ -96,7 +112,16 @@ class PagedKVCache:
     """One tuple of ``[layers, ...]`` arrays (a scanned model) rather than one tuple per layer."""
     mesh: Mesh | None = dataclasses.field(default=None, metadata={"static": True})
     rules: Rules = dataclasses.field(default=(), metadata={"static": True})
-    """Where the pool lives: a Pallas kernel runs per shard (``shard_map``) over it."""
+    """Where the pool lives: under a mesh the attention runs per shard (``shard_map``)."""
+    shard_axes: tuple[str, ...] = dataclasses.field(default=(), metadata={"static": True})
+    """Mesh axes the rows (``batch``: data/fsdp) are split over, and with them the pool's pages:
+    shard ``i`` of ``S`` holds rows ``[i B/S, (i+1) B/S)`` and pool pages ``[i P/S, (i+1) P/S)``,
+    and its rows' table entries are page ids *within the shard* (the host allocates them so,
+    ``engine/pages.py``). A data-parallel replica thus holds only its own rows' pages instead of
+    a copy of the whole pool."""
+    owner: jax.Array | None = None
+    """int32 [B]: the shard holding each row, when the rows are not laid out like the pool (a
+    prefill's chosen rows: every shard sees them all and serves its own); None otherwise."""
 
     @classmethod
     def init(cls, config: ModelConfig, batch: int, pages: int, max_pages: int, *,
@@ -117,8 +142,7 @@ class PagedKVCache:
         else:
             kv = tuple(tuple(jnp.zeros(sh, dt) for sh in shapes) for _ in range(config.num_layers))
         cache = cls(kv=kv, lens=jnp.zeros((batch,), jnp.int32), table=jnp.zeros((batch, max_pages), jnp.int32),
-                    page_size=page_size, pages_per_block=pages_per_block, kernel=kernel,
-                    stacked=config.scan_layers, mesh=mesh, rules=config.sharding_rules if mesh is not None else ())
+                    page_size=page_size, pages_per_block=pages_per_block, kernel=kernel, stacked=config.scan_layers)
         return cache if mesh is None else cache.shard(mesh, config.sharding_rules)
 
     @property
@@ -146,12 +170,31 @@ class PagedKVCache:
         axes = POOL_AXES[pool_layout(self.kernel)]
         return ("layers", *axes) if self.stacked else axes
 
+    def with_mesh(self, mesh: Mesh, rules: Rules) -> PagedKVCache:
+        """This cache described on ``mesh`` (nothing moves; see :meth:`shard`): its rows split over
+        the mesh axes the ``batch`` rule gives them, the pool's pages over the same axes."""
+        axes = row_shard_axes(mesh, rules, self.batch_size)
+        shards = math.prod(int(mesh.shape[a]) for a in axes)
+        if self.num_pages % shards:
+            raise ValueError(f"{self.num_pages} pool pages do not split over {shards} row shards {axes}")
+        return dataclasses.replace(self, mesh=mesh, rules=rules, shard_axes=axes)
+
+    @property
+    def shards(self) -> int:
+        return 1 if self.mesh is None else math.prod(int(self.mesh.shape[a]) for a in self.shard_axes)
+
+    def placements(self) -> tuple[Any, NamedSharding, NamedSharding]:
+        """Shardings of (the pool's arrays, ``lens``, ``table``) on this cache's mesh."""
+        assert self.mesh is not None
+        rows = self.shard_axes or None
+        pool = jax.tree.map(lambda x: NamedSharding(self.mesh, _pool_spec(self, x.shape, rows)), self.kv)
+        return (pool, NamedSharding(self.mesh, PartitionSpec(rows)), NamedSharding(self.mesh, PartitionSpec(rows)))
+
     def _placed(self, mesh: Mesh, rules: Rules, put: Any) -> PagedKVCache:
-        axes = self.pool_axes()
-        kv = jax.tree.map(lambda x: put(x, named_sharding(mesh, axes, x.shape, rules)), self.kv)
-        lens = put(self.lens, named_sharding(mesh, ("batch",), self.lens.shape, rules))
-        table = put(self.table, named_sharding(mesh, ("batch", None), self.table.shape, rules))
-        return dataclasses.replace(self, kv=kv, lens=lens, table=table)
+        c = self.with_mesh(mesh, rules)
+        pool, lens, table = c.placements()
+        kv = jax.tree.map(put, c.kv, pool)
+        return dataclasses.replace(c, kv=kv, lens=put(c.lens, lens), table=put(c.table, table))
 
     def shard(self, mesh: Mesh, rules: Rules) -> PagedKVCache:
         return self._placed(mesh, rules, jax.device_put)
@@ -164,29 +207,21 @@ class PagedKVCache:
 
     # ---- the model's write protocol (``Model.hidden_states``) --------------------------------
     def begin_write(self, positions: jax.Array, attention_mask: jax.Array | None) -> PagedWrite:
-        """Plan a write of ``T`` new tokens per row (valid ones a prefix of each row)."""
+        """Plan a write of ``T`` new tokens per row (valid ones a prefix of each row). On one
+        device the write plan (destinations, work list) is made here, once for every layer; under
+        a mesh each shard makes its own inside the layer's ``shard_map`` (its page ids and rows
+        are its own)."""
         b, t = positions.shape
         n_valid = (jnp.full((b,), t, jnp.int32) if attention_mask is None
                    else jnp.sum(attention_mask.astype(jnp.int32), axis=1))
-        start = self.lens
-        new_lens = start + n_valid
-        offs = jnp.arange(t, dtype=jnp.int32)[None, :]
-        slot = start[:, None] + offs  # [B, T]
-        j = slot // self.page_size
-        page = jnp.take_along_axis(self.table, jnp.clip(j, 0, self.max_pages - 1), axis=1)
-        ok = (offs < n_valid[:, None]) & (j < self.max_pages)
-        dest_page = jnp.where(ok, page, self.num_pages)  # out of range: dropped
-        rows, jpage, n_entries = work_list(new_lens, n_valid > 0, self.page_size, self.max_pages,
-                                           self.pages_per_block)
-        return PagedWrite(kv=self.kv, table=self.table, start=start, new_lens=new_lens,
-                          dest_page=dest_page, dest_off=slot % self.page_size, rows=rows, jpage=jpage,
-                          n_entries=n_entries, page_size=self.page_size, pages_per_block=self.pages_per_block,
-                          kernel=self.kernel, mesh=self.mesh, rules=self.rules)
+        w = PagedWrite(kv=self.kv, table=self.table, start=self.lens, new_lens=self.lens + n_valid, owner=self.owner,
+                       page_size=self.page_size, pages_per_block=self.pages_per_block, kernel=self.kernel,
+                       mesh=self.mesh, rules=self.rules, shard_axes=self.shard_axes)
+        return w if w.sharded else w.planned(t, jnp.ones((b,), jnp.bool_))
 
     def end_write(self, write: PagedWrite, bufs: Any) -> PagedKVCache:
         kv = tuple(bufs)
         return dataclasses.replace(self, kv=kv, lens=write.new_lens)
-
 
 def work_list(kv_lens: jax.Array, live: jax.Array, page_size: int, max_pages: int, unit: int = 1
               ) -> tuple[jax.Array, jax.Array, jax.Array]:
@@ -222,17 +257,42 @@ class PagedWrite:
     table: jax.Array  # [B, max_pages]
     start: jax.Array  # [B] slot of each row's first new token
     new_lens: jax.Array  # [B] tokens each row holds after the write
-    dest_page: jax.Array  # [B, T] pool page of each new token (num_pages: not written)
-    dest_off: jax.Array  # [B, T] its offset in the page
-    rows: jax.Array  # [N] work list: row of each entry (B: none)
-    jpage: jax.Array  # [N] the entry's first page index within its row
-    n_entries: jax.Array  # [] entries in use
+    owner: jax.Array | None = None  # [B] shard of each row when rows are not laid out like the pool
+    # the write plan (:meth:`planned`; None until made: under a mesh, per shard inside the layer)
+    dest_page: jax.Array | None = None  # [B, T] pool page of each new token (num_pages: not written)
+    dest_off: jax.Array | None = None  # [B, T] its offset in the page
+    rows: jax.Array | None = None  # [N] work list: row of each entry (B: none)
+    jpage: jax.Array | None = None  # [N] the entry's first page index within its row
+    n_entries: jax.Array | None = None  # [] entries in use
+    live: jax.Array | None = None  # [B] rows this shard attends and writes
     layer: jax.Array | None = None
     page_size: int = dataclasses.field(default=PAGE_SIZE, metadata={"static": True})
     pages_per_block: int = dataclasses.field(default=PAGES_PER_BLOCK, metadata={"static": True})
     kernel: str = dataclasses.field(default="xla", metadata={"static": True})
     mesh: Mesh | None = dataclasses.field(default=None, metadata={"static": True})
     rules: Rules = dataclasses.field(default=(), metadata={"static": True})
+    shard_axes: tuple[str, ...] = dataclasses.field(default=(), metadata={"static": True})
+
+    @property
+    def sharded(self) -> bool:
+        """Whether the attention runs per shard (``shard_map``) rather than on global arrays."""
+        return self.mesh is not None and self.mesh.size > 1
+
+    def planned(self, t: int, mine: jax.Array) -> PagedWrite:
+        """The write plan for ``t`` new tokens a row over this (local) pool, for the rows ``mine``
+        (the others write nothing and are not attended: another shard serves them)."""
+        n_valid = jnp.where(mine, self.new_lens - self.start, 0)
+        num_pages = _pool_pages(self.kv)
+        offs = jnp.arange(t, dtype=jnp.int32)[None, :]
+        slot = self.start[:, None] + offs  # [B, T]
+        max_pages = self.table.shape[1]
+        j = slot // self.page_size
+        page = jnp.take_along_axis(self.table, jnp.clip(j, 0, max_pages - 1), axis=1)
+        ok = (offs < n_valid[:, None]) & (j < max_pages)
+        rows, jpage, n = work_list(self.new_lens, n_valid > 0, self.page_size, max_pages, self.pages_per_block)
+        return dataclasses.replace(self, dest_page=jnp.where(ok, page, num_pages),  # out of range: dropped
+                                   dest_off=slot % self.page_size, rows=rows, jpage=jpage, n_entries=n,
+                                   live=n_valid > 0)
 
     # the decoder's buffer protocol (shared with ``cached_attention.KVWrite``)
     def layer_bufs(self, i: int) -> Any:
@@ -410,7 +470,51 @@ def _prefill_units(q: jax.Array, pool: tuple[jax.Array, ...], w: PagedWrite, sca
 def paged_cached_attention(q: jax.Array, k: jax.Array, v: jax.Array, w: PagedWrite, scale: float
                            ) -> tuple[jax.Array, tuple[jax.Array, ...]]:
     """Write the new ``k, v: [B, T, KV, D]`` into the pool, then attend ``q`` over each row's
-    pages.  Returns the output ``[B, T, H, D]`` and the layer's updated pool (as given)."""
+    pages.  Returns the output ``[B, T, H, D]`` and the layer's updated pool (as given).
+
+    Under a mesh both run per shard (``shard_map``): a shard holds its rows' pages and its KV
+    heads (over ``tensor`` when the KV heads split evenly), so nothing is gathered around the
+    attention. Rows laid out like the pool (decode) are split with it. A prefill's few chosen
+    rows (``w.owner``) are seen whole by every shard; each writes and attends only the rows it
+    holds and the outputs are summed over the row shards (one shard's output, others' zeros:
+    exact)."""
+    if not w.sharded:
+        return _attend_local(q, k, v, w, scale)
+    from jax.sharding import PartitionSpec as P
+
+    rows = w.shard_axes or None
+    heads = _heads_axis(w)
+    replicated = w.owner is not None
+    b_ax = None if replicated else rows
+    act = P(b_ax, None, heads, None)
+    pool_specs = tuple(_pool_spec(w, x.shape, rows) for x in w.kv)
+    row = P(b_ax)
+    layer = w.layer
+
+    def local(q: jax.Array, k: jax.Array, v: jax.Array, kv: tuple[jax.Array, ...], table: jax.Array,
+              start: jax.Array, new_lens: jax.Array, owner: jax.Array, layer: jax.Array
+              ) -> tuple[jax.Array, tuple[jax.Array, ...]]:
+        lw = dataclasses.replace(w, kv=kv, table=table, start=start, new_lens=new_lens, owner=None,
+                                 layer=None if w.layer is None else layer)
+        mine = owner == _shard_index(w.shard_axes) if replicated else jnp.ones(start.shape, jnp.bool_)
+        out, new_kv = _attend_local(q, k, v, lw.planned(q.shape[1], mine), scale)
+        if replicated:
+            out = jnp.where(mine[:, None, None, None], out, jnp.zeros_like(out))
+            if w.shard_axes:
+                out = jax.lax.psum(out, w.shard_axes)
+        return out, new_kv
+
+    owner = w.owner if replicated else jnp.zeros((), jnp.int32)
+    lay = jnp.zeros((), jnp.int32) if layer is None else layer
+    fn = jax.shard_map(local, mesh=w.mesh,
+                       in_specs=(act, act, act, pool_specs, P(b_ax, None), row, row, P(b_ax) if replicated else P(), P()),
+                       out_specs=(act, pool_specs), check_vma=False)
+    return fn(q, k, v, tuple(w.kv), w.table, w.start, w.new_lens, owner, lay)
+
+
+def _attend_local(q: jax.Array, k: jax.Array, v: jax.Array, w: PagedWrite, scale: float
+                  ) -> tuple[jax.Array, tuple[jax.Array, ...]]:
+    """One shard's (or the only device's) write and attention, over its pool with its page ids."""
     pool = write_pages(w.kv, k, v, w)
     if w.kernel == "tpu":
         from prove_jax.models.kernels import tpu_ragged_paged_attention
@@ -419,3 +523,32 @@ def paged_cached_attention(q: jax.Array, k: jax.Array, v: jax.Array, w: PagedWri
     else:
         out = paged_attention_xla(q, pool, w, scale)
     return out, pool
+
+
+def _pool_pages(kv: tuple[jax.Array, ...]) -> int:
+    return jax.tree.leaves(kv)[0].shape[-4]
+
+
+def _shard_index(axes: tuple[str, ...]) -> jax.Array:
+    """This shard's index over the row-shard ``axes`` (major to minor, as ``PartitionSpec`` splits)."""
+    idx = jnp.zeros((), jnp.int32)
+    for a in axes:
+        idx = idx * jax.lax.axis_size(a) + jax.lax.axis_index(a)
+    return idx
+
+
+def _heads_axis(c: Any) -> str | tuple[str, ...] | None:
+    """The mesh axes the pool's KV heads are split over (the ``kv_heads`` rule, where it divides)."""
+    kv = jax.tree.leaves(c.kv)[0]
+    spec = logical_to_spec(POOL_AXES[pool_layout(c.kernel)], c.rules, kv.shape[-4:], c.mesh)
+    heads_dim = 1 if pool_layout(c.kernel) == "split" else 2
+    out = tuple(spec)[heads_dim] if len(spec) > heads_dim else None
+    return out
+
+
+def _pool_spec(c: Any, shape: tuple[int, ...], rows: tuple[str, ...] | None) -> PartitionSpec:
+    """One pool array's spec: pages over the row shards, KV heads by the rules."""
+    heads = _heads_axis(c)
+    split = pool_layout(c.kernel) == "split"
+    per_layer = [rows, heads, None, None] if split else [rows, None, heads, None]
+    return PartitionSpec(*([None] * (len(shape) - 4) + per_layer))

@@ -33,7 +33,7 @@ from flax import nnx
 from prove_jax.chat import ChatTemplate, ChatTokenizer, get_template, special_ids
 from prove_jax.config import LaunchConfig, to_dict
 from prove_jax.engine import Engine, EngineConfig, Sampler
-from prove_jax.engine.weights import WeightSync
+from prove_jax.engine.weights import MeshSpec, WeightSync, engine_mesh_spec
 from prove_jax.env import EpisodeConfig, MCPPool
 from prove_jax.env.byo.seeding import read_seed_calls
 from prove_jax.model_record import ModelRecord, ModelSpec, default_chat_family, describe
@@ -122,7 +122,7 @@ class Run:
         """The model the rollout engine decodes with, and the sync that brings it new weights.
 
         The engine holds its weights in ``engine.param_dtype`` (default ``model.dtype``) laid out
-        by ``engine.mesh`` (default ``model.mesh``). One process with the trainer's dtype and
+        by ``engine.mesh`` (default: :meth:`engine_mesh_spec`, a layout for decode). One process with the trainer's dtype and
         layout: the trainer's own model and buffers (``None``: nothing to transfer). Otherwise a
         :class:`~prove_jax.engine.weights.WeightSync`: one on-device cast + reshard per update.
         Several processes: every process runs its own engine (its own episodes and schedule) on
@@ -132,9 +132,8 @@ class Run:
         QLoRA base dequantised), made inside the sync's one program: a decode step then reads
         plain dense weights instead of adding rank-r products (and dequantising) at every token.
         """
-        eng = self.cfg.engine
         sync = WeightSync(trainer.model_config, trainer.sync_source, dtype=self.engine_param_dtype,
-                          mesh=eng.mesh or self.cfg.model.mesh or None, merge=trainer.merge_fn())
+                          mesh=self.engine_mesh_spec(trainer.model_config), merge=trainer.merge_fn())
         if sync.zero_copy:
             return trainer.model(), None
         return sync.engine_model(trainer.sync_source), sync
@@ -146,8 +145,13 @@ class Run:
         if jax.process_count() > 1:
             return None
         sync = WeightSync(model.config, nnx.split(model)[1], dtype=self.engine_param_dtype,
-                          mesh=self.cfg.engine.mesh or self.cfg.model.mesh or None)
+                          mesh=self.engine_mesh_spec(model.config))
         return None if sync.zero_copy else sync
+
+    def engine_mesh_spec(self, config: ModelConfig) -> MeshSpec:
+        """``engine.mesh``, or (empty) the decode layout over this process's devices
+        (:func:`~prove_jax.engine.weights.decode_layout`: tensor parallel, data over the rest)."""
+        return engine_mesh_spec(self.cfg.engine.mesh, config, jax.local_device_count())
 
     @property
     def engine_param_dtype(self) -> str:

@@ -24,6 +24,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from prove_jax.engine.config import EngineConfig
+from prove_jax.engine.weights import engine_mesh_spec
 from prove_jax.models import ModelConfig
 from prove_jax.models.config import FAMILY_CLASSES
 from prove_jax.plan import programs as P
@@ -220,7 +221,7 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
     upd = P.compile_apply(train)
     compiled.append(upd)
 
-    espec = cfg.engine.mesh or cfg.model.mesh
+    espec = engine_mesh_spec(cfg.engine.mesh, mc, len(topo.host_devices(0)))
     emesh = P.engine_mesh(espec, topo.host_devices(0))
     if grpo and cfg.engine.slots == 0:
         ecfg = _auto_slots(cfg, mc, emesh, ecfg, edt, train, topo, hbm * (1.0 - headroom), progress, notes)

@@ -126,7 +126,7 @@ def trainer_mesh(spec: str, topo: Topology) -> Mesh:
     return make_mesh(spec or "fsdp=-1", devices=list(topo.devices))
 
 
-def engine_mesh(spec: str, devices: list[Any]) -> Mesh:
+def engine_mesh(spec: Any, devices: list[Any]) -> Mesh:
     """The engine's mesh over one process's devices, built exactly as the run builds it."""
     from prove_jax.engine.weights import local_engine_mesh
 
@@ -313,7 +313,7 @@ def compile_prefill(side: EngineSide) -> Compiled:
 
 
 # ---- the weight transfer ------------------------------------------------------------------------
-def transfer_mesh(spec: str, topo: Topology) -> Mesh:
+def transfer_mesh(spec: Any, topo: Topology) -> Mesh:
     """All devices as (hosts x one engine layout), built as the run's WeightSync builds it: params
     replicated over hosts, sharded within one, so each process's engine shards are its
     addressable shards of one global array."""

@@ -305,7 +305,17 @@ class GRPOContext:
         Rows cached under the old weights are forgotten too: a later episode must not copy a
         prompt prefix whose K/V were computed by the previous policy."""
         t0 = time.perf_counter()
-        self.engine.sampler.update_params(self.engine_params(fresh))
+        sampler = self.engine.sampler
+        old = sampler.params
+        sampler.update_params(self.engine_params(fresh))
+        if self.to_engine is not None and old is not None:
+            # the engine's previous copy (the launcher's first one included, which the stage
+            # still references) is its own, never the trainer's: free it now, not at the GC's
+            # leisure, so an update never runs beside two engine copies
+            keep = {id(x) for x in jax.tree.leaves(sampler.params)}
+            for x in jax.tree.leaves(old):
+                if id(x) not in keep and not x.is_deleted():
+                    x.delete()
         self.engine.forget_cached_rows()
         if self.to_engine is not None:
             return {"time/weight_sync": self.to_engine.last_seconds, "weight_sync_bytes": float(self.to_engine.bytes)}

@@ -187,7 +187,10 @@ def test_refill_does_not_change_rows(sampler: Sampler, special) -> None:
         solo = asyncio.run(alone(i))
         assert gen.ids == solo.ids and gen.logprobs == solo.logprobs
         assert gen.sample_logprobs == solo.sample_logprobs and gen.finish == solo.finish
-        assert len(gen.ids) == prompts_caps[i].max_new_tokens and gen.finish == "length"
+        cap = prompts_caps[i].max_new_tokens  # each row runs to its own cap (or samples a stop id)
+        assert (len(gen.ids) == cap and gen.finish == "length") or (
+            gen.finish == "stop" and len(gen.ids) <= cap and gen.ids[-1] in special.stop_ids)
+    assert sum(g.finish == "length" for g in batched) >= 4, "rows must end at different times"
 
 
 def test_group_prompt_is_prefilled_once(sampler: Sampler, special) -> None:
@@ -292,3 +295,31 @@ def test_decode_block_gives_the_same_tokens(model, special) -> None:
         assert a.ids == b.ids and a.finish == b.finish
         np.testing.assert_allclose(a.logprobs, b.logprobs, atol=1e-6)
     assert [len(g.ids) for g in blocked] == [21, 6, 13]
+
+
+def test_sampling_modes_are_exact_and_decided_on_the_host() -> None:
+    """The host picks the least general mode its rows allow; ``sample`` draws by inverse CDF
+    with the softmax's frequencies (20k draws, within 4 standard errors), greedy rows in a
+    sampling program still take the argmax, and the rollouts' programs hold no conditional
+    (a device-predicated ``lax.cond`` is a host read-back per step on GPU)."""
+    from prove_jax.engine.sampling import sampling_mode
+
+    assert sampling_mode([0.0, 0.0], [5, 0], [0.5, 1.0]) == "greedy"  # truncation of greedy rows: moot
+    assert sampling_mode([0.0, 1.0], [0, 0], [1.0, 1.0]) == "sample"
+    assert sampling_mode([1.0, 0.0], [0, 0], [0.9, 1.0]) == "truncate"
+    n, v = 20000, 6
+    logits = jnp.tile(jnp.array([[2.0, 1.0, 0.5, 0.0, -1.0, 3.0]]), (n, 1))
+    keys = jax.vmap(jax.random.key)(jnp.arange(n, dtype=jnp.uint32))
+    temperature = jnp.full((n,), 0.5).at[0].set(0.0)
+    args = (logits, keys, temperature, jnp.zeros((n,), jnp.int32), jnp.ones((n,)), v)
+    fn = jax.jit(select, static_argnums=(5, 6))
+    tok, slp, _ = (np.asarray(x) for x in fn(*args, "sample"))
+    probs = np.exp(np.asarray(logits[0]) / 0.5 - np.logaddexp.reduce(np.asarray(logits[0]) / 0.5))
+    freq = np.bincount(tok[1:], minlength=v) / (n - 1)
+    assert np.all(np.abs(freq - probs) <= 4 * np.sqrt(probs * (1 - probs) / (n - 1)) + 1e-9), (freq, probs)
+    np.testing.assert_allclose(slp[1:], np.log(probs[tok[1:]]), atol=1e-5)
+    assert tok[0] == 5 and slp[0] == 0.0  # the greedy row
+    assert (np.asarray(fn(*args, "greedy")[0]) == 5).all()
+    for mode in ("greedy", "sample"):
+        hlo = fn.lower(*args, mode).as_text()
+        assert "stablehlo.case" not in hlo and "stablehlo.if" not in hlo, mode

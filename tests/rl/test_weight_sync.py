@@ -71,11 +71,11 @@ def test_cast_and_reshard_run_as_one_program_on_device() -> None:
 
 
 def test_same_dtype_and_layout_is_zero_copy(tmp_path: Path) -> None:
-    """The tiny CPU default (f32 engine on the trainer's mesh) keeps decoding from the trainer's
-    own buffers; asking for a bf16 engine gets a sync and a bf16 engine model."""
+    """An f32 engine on the trainer's mesh keeps decoding from the trainer's own buffers; asking
+    for a bf16 engine gets a sync and a bf16 engine model."""
     from prove_jax.pipeline.context import Run
 
-    base = [f"out_dir={tmp_path}", "model.mesh=fsdp=4,tensor=2"]
+    base = [f"out_dir={tmp_path}", "model.mesh=fsdp=4,tensor=2", "engine.mesh=fsdp=4,tensor=2"]
     cfg = tiny_config()
     trainer = Trainer(init_model(cfg, seed=0, mesh=make_mesh("fsdp=4,tensor=2")), OptimConfig(),
                       GRPOObjective(LossConfig()))
@@ -93,7 +93,7 @@ def test_same_dtype_and_layout_is_zero_copy(tmp_path: Path) -> None:
 
     # the eval stage decodes each evaluated model as the rollouts' engine holds it
     run = Run(load(LaunchConfig, None, base))
-    assert run.eval_sync(trainer.model()) is None  # the tiny default: the model itself
+    assert run.eval_sync(trainer.model()) is None  # the trainer's layout and dtype: the model itself
     scanned = init_model(cfg.replace(scan_layers=True), seed=0, mesh=make_mesh("fsdp=4,tensor=2"))
     sync = run.eval_sync(scanned)
     assert sync is not None and not sync.config.scan_layers  # per-layer KV caches
@@ -201,6 +201,53 @@ def test_recipe_meshes_fit_8_gpus_and_pods(n_devices: int) -> None:
         assert mesh.shape["tensor"] == 2 and mesh.shape["fsdp"] == n_devices // 2, (name, dict(mesh.shape))
         host = local_engine_mesh(spec, jax.devices()[:4])
         assert dict(host.shape) == {"data": 1, "fsdp": 2, "tensor": 2}, name
+
+
+def test_the_default_engine_layout_is_for_decode(tmp_path: Path) -> None:
+    """``engine.mesh`` empty: tensor parallel over the devices the KV heads split over, data
+    parallel over the rest, never the trainer's fsdp (whose weights a decode step would gather);
+    one device keeps the trainer's placement. The 8B recipe on a 4-chip host: tensor=4."""
+    from prove_jax.engine.weights import decode_layout
+    from prove_jax.pipeline.context import Run
+
+    cfg = tiny_config()  # 4 heads, 2 KV heads
+    assert decode_layout(cfg, 8) == {"data": 4, "fsdp": 1, "tensor": 2}
+    assert decode_layout(cfg, 1) is None
+    from prove_jax.models.config import FAMILY_CLASSES
+
+    qwen8b = load(LaunchConfig, ROOT / "configs/runs/qwen3_8b_prove.yaml").model
+    big = FAMILY_CLASSES[qwen8b.family](**qwen8b.init)
+    assert decode_layout(big, 4) == {"data": 1, "fsdp": 1, "tensor": 4}
+    assert decode_layout(big, 16) == {"data": 2, "fsdp": 1, "tensor": 8}
+
+    trainer = Trainer(init_model(cfg, seed=0, mesh=make_mesh("fsdp=4,tensor=2")), OptimConfig(),
+                      GRPOObjective(LossConfig()))
+    model, sync = Run(load(LaunchConfig, None, [f"out_dir={tmp_path}", "model.mesh=fsdp=4,tensor=2"])
+                      ).engine_model(trainer)
+    assert sync is not None and dict(model.mesh.shape) == {"data": 4, "fsdp": 1, "tensor": 2}
+    q = model.layers[0].attn.q_proj[...]  # [heads, head_dim, embed]: the trainer shards embed over fsdp
+    assert q.sharding.spec == jax.sharding.PartitionSpec("tensor"), "weights replicated but for tensor"
+    assert _generate(Sampler(model, ENGINE, stop_ids=[]), PROMPTS) == _generate(
+        Sampler(trainer.model(), ENGINE, stop_ids=[]), PROMPTS)
+
+
+def test_a_sync_frees_the_engines_previous_weights() -> None:
+    """The engine's first copy (the stage still holds the model it was built from) is deleted
+    at the first sync, not left to the garbage collector: an update never runs beside two copies."""
+    from prove_jax.rl.grpo import GRPOContext
+
+    cfg = tiny_config()
+    trainer = Trainer(init_model(cfg, seed=0), OptimConfig(), GRPOObjective(LossConfig()))
+    sync = WeightSync(cfg, trainer.sync_source, dtype="bfloat16")
+    first = sync.engine_model(trainer.sync_source)
+    engine = Engine(Sampler(first, ENGINE, stop_ids=()), ENGINE)
+    ctx = GRPOContext(trainer=trainer, engine=engine, pool=None, template=None, tokenizer=None,  # type: ignore[arg-type]
+                      episode=None, reward=None, max_len=96, to_engine=sync)  # type: ignore[arg-type]
+    old = jax.tree.leaves(nnx.state(first))
+    ctx.sync_engine(False)
+    assert all(x.is_deleted() for x in old)
+    assert not any(x.is_deleted() for x in jax.tree.leaves(engine.sampler.params))
+    assert not any(x.is_deleted() for x in jax.tree.leaves(trainer.params)), "the trainer's own weights stay"
 
 
 def test_a_scanned_trainer_feeds_a_per_layer_engine_that_decodes_the_same_tokens() -> None:
