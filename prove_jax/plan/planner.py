@@ -244,6 +244,10 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
             notes.append(f"engine.slots=0: {ecfg.slots} slots compiled {over / GiB:.1f} GiB over; retried at {slots}")
             ecfg = dataclasses.replace(ecfg, slots=slots)
             eside = P.build_engine_side(mc, emesh, ecfg, edt)
+        if grpo and ecfg.paged and cfg.engine.pages == 0 and over <= 0:
+            episodes = -(-max(shards, cfg.grpo.prompts_per_step * cfg.grpo.group_size // topo.hosts) // shards) * shards
+            ecfg, eside, dec, pre = _grow_pool(mc, emesh, ecfg, edt, eside, dec, pre, -over, shards, episodes,
+                                               progress, notes)
         progress("compiling weight transfer ...")
         xfer = P.compile_transfer(train, mc, P.transfer_mesh(espec, topo), edt)
         compiled += [dec, pre, xfer]
@@ -306,18 +310,26 @@ def _auto_slots(cfg: LaunchConfig, mc: ModelConfig, emesh: Any, ecfg: EngineConf
     live = max(P.compile_decode(side).live, P.compile_prefill(side).live)
     eng_b = P.nbytes_per_device(side.leaves)
     resident = sum(P.nbytes_per_device(t) for t in (train.params, train.opt_state, train.ref) if t is not None)
-    per_unit = P.nbytes_per_device((side.cache, side.state)) + SCRATCH_ROWS * mc.vocab_size * 4  # shards slots
+    tensor = emesh.shape["tensor"] if mc.vocab_size % emesh.shape["tensor"] == 0 else 1  # logits split over vocab
+    per_unit = P.nbytes_per_device((side.cache, side.state)) + SCRATCH_ROWS * mc.vocab_size * 4 // tensor
     fixed = max(0, live - eng_b - per_unit)
     units = int((budget - resident - eng_b - fixed) // per_unit)
     episodes = max(shards, cfg.grpo.prompts_per_step * cfg.grpo.group_size // topo.hosts)
     slots = max(shards, min(units * shards, -(-episodes // shards) * shards))
     if ecfg.paged and cfg.engine.pages == 0:
         # a paged row costs its live tokens: the budget's KV memory as pages, and as many slots as
-        # rows of the mean transcript fill it (at most the episodes)
-        pages = max(probe.row_pages, units * shards * probe.row_pages)
+        # rows of the mean transcript fill it (at most the episodes). A unit of pages costs only
+        # the pool's bytes; the slots' state and sampling scratch follow the slots, so the pool
+        # gets what the slots leave (two passes: the slots depend on the pool)
+        kv_unit = P.nbytes_per_device(side.cache.kv)
+        slot_unit = per_unit - kv_unit
         mean = mean_transcript(probe)
-        fit = pages * ecfg.page_len // (mean + ecfg.page_len)
-        slots = max(shards, min(fit // shards * shards, -(-episodes // shards) * shards))
+        slots = -(-episodes // shards) * shards
+        for _ in range(2):
+            units = int((budget - resident - eng_b - fixed - slot_unit * (slots // shards)) // kv_unit)
+            pages = max(probe.row_pages, units * shards * probe.row_pages)
+            fit = pages * ecfg.page_len // (mean + ecfg.page_len)
+            slots = max(shards, min(fit // shards * shards, -(-episodes // shards) * shards))
         notes.append(f"engine.pages=0: {pages} pages of {ecfg.page_len} tokens sized from the budget (the memory "
                      f"of {max(units * shards, 0)} dense rows); engine.slots=0: {slots} slots (room for {fit} rows of "
                      f"the {mean}-token mean transcript, {episodes} episodes per process per step)")
@@ -327,9 +339,33 @@ def _auto_slots(cfg: LaunchConfig, mc: ModelConfig, emesh: Any, ecfg: EngineConf
     return dataclasses.replace(ecfg, slots=slots)
 
 
+def _grow_pool(mc: ModelConfig, emesh: Any, ecfg: EngineConfig, edt: str, eside: Any, dec: Any, pre: Any,
+               room: float, shards: int, episodes: int, progress: Any, notes: list[str]) -> tuple[Any, Any, Any, Any]:
+    """``engine.pages=0``: the sizing estimates from one small compile; when the compiled engine
+    leaves room for more whole rows' pages (one per row shard), they are added and compiled
+    once more, kept only if the rollout still fits."""
+    unit = shards * ecfg.row_pages  # one more row's pages per row shard: the estimate's rounding
+    per_unit = P.nbytes_per_device(eside.cache.kv) * unit / max(ecfg.pool_pages, 1)
+    if per_unit <= 0 or room < per_unit:
+        return ecfg, eside, dec, pre
+    extra = unit
+    grown = dataclasses.replace(ecfg, pages=ecfg.pool_pages + extra)
+    fit = grown.pool_pages * ecfg.page_len // (mean_transcript(grown) + ecfg.page_len)
+    grown = dataclasses.replace(grown, slots=max(ecfg.slots, min(fit // shards * shards, episodes)))
+    progress(f"compiling engine decode and prefill with {grown.pages} pages ...")
+    side = P.build_engine_side(mc, emesh, grown, edt)
+    d, p = P.compile_decode(side), P.compile_prefill(side)
+    if max(d.live, p.live) - max(dec.live, pre.live) > room:
+        return ecfg, eside, dec, pre
+    notes.append(f"engine.pages=0: {ecfg.pool_pages} pages left room for {extra} more ({grown.pages}, "
+                 f"{grown.slots} slots)")
+    return grown, side, d, p
+
+
 SCRATCH_ROWS = 4
 """f32 vocabulary rows of sampling scratch per slot the sizing counts (logits, probabilities,
-the top-k candidates' sort): ~2.4 MB per slot at Qwen's 152k vocabulary."""
+the cumulative distribution, top-k candidates): ~2.4 MB per slot at Qwen's 152k vocabulary,
+over the tensor axis when the logits split over it."""
 
 
 def _half(buckets: tuple[int, ...]) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -124,6 +125,14 @@ def test_the_startup_check_is_skipped_on_cpu_unless_a_budget_is_given() -> None:
     assert report is not None and report.fits and report.topology.chips == 8
 
 
+def _row_shards(report: Any) -> int:
+    """The engine's row shards (data x fsdp of its mesh): the decode layout, not the trainer's.
+    The tiny model (2 KV heads) on 8 devices: tensor=2, data=4."""
+    mesh = dict(part.split("=") for part in report.model["engine_mesh"].split(","))
+    assert mesh == {"data": "4", "fsdp": "1", "tensor": "2"}
+    return int(mesh["data"]) * int(mesh["fsdp"])
+
+
 def test_engine_slots_zero_are_sized_from_the_memory_budget() -> None:
     """``engine.slots: 0`` with the dense cache: the KV cache takes what the rollout phase's budget
     leaves, in whole rows per device, capped at the episodes of one step; a smaller budget gets
@@ -137,9 +146,10 @@ def test_engine_slots_zero_are_sized_from_the_memory_budget() -> None:
     # once left ~2/3 of such a budget unused on a v5p chip)
     small = plan_run(_cfg("engine.slots=0", "engine.kv=dense", "grpo.prompts_per_step=64"), resolve("cpu-8"),
                      hbm_bytes=int(0.06 * GiB), progress=lambda _m: None)
-    assert small.engine_slots % 8 == 0 and 8 < small.engine_slots < 512
+    shards = _row_shards(small)
+    assert small.engine_slots % shards == 0 and shards < small.engine_slots < 512
     roll = next(p for p in small.phases if p.name == "rollout")
-    kv_per_row_per_device = (small.decode["bytes_full"] - small.resident["engine_params"]) / (small.engine_slots / 8)
+    kv_per_row_per_device = (small.decode["bytes_full"] - small.resident["engine_params"]) / (small.engine_slots / shards)
     assert roll.peak <= small.budget < roll.peak + kv_per_row_per_device
 
 
@@ -154,13 +164,13 @@ def test_engine_pages_zero_fill_the_budget_and_slots_follow_the_mean_transcript(
     small = plan_run(_cfg("engine.slots=0", "grpo.prompts_per_step=64"), resolve("cpu-8"),
                      hbm_bytes=int(0.06 * GiB), progress=lambda _m: None)
     ecfg = dataclasses.replace(_cfg("engine.slots=0").engine, slots=8, max_len=2048)  # the tiny run's cap
-    row_pages, page = ecfg.row_pages, ecfg.page_len
-    assert small.engine_pages % (8 * row_pages) == 0 and small.engine_pages >= 8 * row_pages
+    row_pages, page, shards = ecfg.row_pages, ecfg.page_len, _row_shards(small)
+    assert small.engine_pages % (shards * row_pages) == 0 and small.engine_pages >= shards * row_pages
     fit = small.engine_pages * page // (mean_transcript(ecfg) + page)
-    assert small.engine_slots == max(8, fit // 8 * 8)
+    assert small.engine_slots == max(shards, fit // shards * shards)
     roll = next(p for p in small.phases if p.name == "rollout")
     kv_per_device = small.decode["bytes_full"] - small.resident["engine_params"]
-    one_more_unit = kv_per_device * (8 * row_pages) / small.engine_pages  # 8 more rows' pages, over 8 devices
+    one_more_unit = kv_per_device * (shards * row_pages) / small.engine_pages  # a row's pages more per row shard
     assert roll.peak <= small.budget < roll.peak + one_more_unit
 
 
@@ -196,7 +206,7 @@ def test_engine_slots_sized_too_many_are_shrunk_until_the_rollout_fits(monkeypat
                  hbm_bytes=int(0.06 * GiB), progress=lambda _m: None)
     assert any("retried at" in n for n in r.notes), r.notes
     roll = next(p for p in r.phases if p.name == "rollout")
-    assert roll.peak <= r.budget and r.engine_slots % 8 == 0
+    assert roll.peak <= r.budget and r.engine_slots % _row_shards(r) == 0
 
 
 @pytest.mark.parametrize("quant", [None, "nf4"])

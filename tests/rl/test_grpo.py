@@ -122,9 +122,10 @@ def test_a_server_dying_mid_step_fails_only_its_episodes(run_copy: Path) -> None
 
     async def call(*args: Any, **kw: Any) -> Any:
         if not killed and args[2] != "banking_server_info" and not str(args[2]).startswith("banking_session"):
+            killed.append(0)  # claimed before awaiting: episodes reach here concurrently
             pid = json.loads((await original(args[0], "probe", 0, "banking_server_info", {})).text)["pid"]
             os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
+            killed[0] = pid
         return await original(*args, **kw)
 
     banking.call = call  # type: ignore[method-assign]

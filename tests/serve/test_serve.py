@@ -138,9 +138,12 @@ def test_concurrent_requests_share_decode_steps(base_url: str) -> None:
 
 
 def _post(base_url: str, path: str, body: Any, raw: bool = False) -> httpx.Response:
+    # not httpx's 5 s default: a request may be the first of its sampling mode and compile its
+    # programs (each mode is its own program: no device-side branch), which under a loaded
+    # suite took longer
     if raw:
-        return httpx.post(base_url + path, content=body, headers={"content-type": "application/json"})
-    return httpx.post(base_url + path, json=body)
+        return httpx.post(base_url + path, content=body, headers={"content-type": "application/json"}, timeout=120)
+    return httpx.post(base_url + path, json=body, timeout=120)
 
 
 @pytest.mark.parametrize(("body", "status", "param", "code"), [
