@@ -32,6 +32,7 @@ from data.byo.protocol import CallOutcome, EpisodeSession, ToolAnnotations, Tool
 from data.byo.sampling import LiveState, sample_live_state, seed_if_empty
 from data.byo.schema import PRODUCING_VERBS
 from data.byo.values import Leaf, Value, candidates, leaves, put, values_of
+from data.clip import forms, seen
 from prove_jax.env.byo import ByoBackend, ServerSpec
 from prove_jax.env.byo.seeding import SeedCall
 from prove_jax.env.pool import MCPPool
@@ -101,6 +102,8 @@ class ServerModel:
     options: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     """(tool, parameter) -> option words a free-string mode parameter accepted when probed
     (:func:`probe_options`): bound as if they were the schema's enum."""
+    max_result_chars: int | None = None  # the episode's clip: values past it are never copied
+    hidden_values: int = 0  # values of chain results left out of binding because they lie past the clip
 
     @property
     def name(self) -> str:
@@ -239,7 +242,8 @@ def _made(model: ServerModel, tool: str, leaf: Leaf, rng: random.Random, pool: l
     return new_slug(rng, existing or [str(v.value) for v in pool if v.key == "name" and isinstance(v.value, str)])
 
 
-async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int = 3) -> ServerModel:
+async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int = 3,
+                max_result_chars: int | None = None) -> ServerModel:
     """Discovery, the inferred graph, live-state sampling and the fixture pool of one started server."""
     backend = pool.backends[spec.name]
     hinted = set(spec.read_only)
@@ -254,7 +258,7 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
         await session.reset()
         state = await sample_live_state(graph.shapes, session, graph.probe)
         model = ServerModel(spec, listing, disc, graph, state, [], {}, pool.tools([spec.name]),
-                            server_prefix([t.name for t in listing]))
+                            server_prefix([t.name for t in listing]), max_result_chars=max_result_chars)
         if state.empty and isinstance(backend, ByoBackend):  # nothing to name: seed it, once, for all
             model.state = await _seed(model, backend, session, random.Random(f"seed:{seed}:{spec.name}"))
         model.probe_calls = session.calls
@@ -421,8 +425,26 @@ async def realise(pool: MCPPool, model: ServerModel, first: str, length: int, rn
             if got.tool in failed:
                 failed.remove(got.tool)
             stated |= {str(b.value) for b in got.binding.bound if b.source != "tool"}
-            values += values_of(got.text, i, got.tool, _path_base(got.binding.args))
+            values += visible_values(model, got.text, i, got.tool, _path_base(got.binding.args))
     return chain
+
+
+def visible_values(model: ServerModel, text: str, origin: int, tool: str, base: str | None) -> list[Value]:
+    """The values of a chain step's result that the model will see (inside ``max_result_chars``; a
+    path joined to its listing's ``base`` by the value it extends): a later step copies only those
+    (:mod:`data.clip`). Those left out are counted in ``model.hidden_values``."""
+    out = values_of(text, origin, tool, base)
+    if model.max_result_chars is None or len(text) <= model.max_result_chars:
+        return out
+    prefix = base.rstrip("/") + "/" if base else None
+    kept = []
+    for v in out:
+        raw = v.value[len(prefix):] if prefix and isinstance(v.value, str) and v.value.startswith(prefix) else v.value
+        if seen(raw, text, model.max_result_chars) or not any(f in text for f in forms(raw)):
+            kept.append(v)
+        else:
+            model.hidden_values += 1
+    return kept
 
 
 def _consumers(model: ServerModel, prev_tool: str, rng: random.Random, values: list[Value], prev: int,

@@ -13,6 +13,9 @@ Method (each step's module says why):
    from the live state, earlier outputs, the root or made up; only calls that succeeded are kept.
 4. **Build** the kind (:mod:`data.byo.kinds`) — phrasing from names and schemas only
    (:mod:`data.byo.phrasing`).
+   A gold value must be one the model will see: a result's values past ``max_result_chars`` are
+   never bound (the chain is realised on what is visible), and an example that still copies one
+   (:func:`data.clip.clipped_refs`) is dropped (``rejections.clipped_value``; ``stats.clip``).
 5. **Replay** every example with gold calls on a fresh session: each call must be visible, fit its
    schema, succeed and return exactly the recorded result; rejects are counted by reason.
 6. **Dedup** (``data.validate.jaccard_dedup`` on gold-call sets, slot order), exact per-kind counts
@@ -53,6 +56,7 @@ from jsonschema import Draft202012Validator
 
 from data.byo import kinds
 from data.byo.realise import FATAL, ServerModel, realise, study
+from data.clip import clipped_refs
 from data.config import SynthConfig
 from data.quality import _calls, _said, _words, echoes_params, runs
 from data.validate import jaccard_dedup
@@ -137,6 +141,8 @@ async def _one(pool: MCPPool, models: list[ServerModel], plan: Plan, seed: int) 
         built = kinds.conversation(m, chain.steps, rng, seed)
     if built.record is None:
         return Outcome(plan, None, built.reason)
+    if clipped_refs(built.record["turns"], built.results, m.max_result_chars, built.record["system"]):
+        return Outcome(plan, None, "clipped_value")  # a gold value the model would not see (data.clip)
     reason = await replay(pool, m, built.record, built.results)
     return Outcome(plan, None if reason else built.record, reason)
 
@@ -201,7 +207,7 @@ async def _build(out: Path, specs: list[ServerSpec], seed: int, cfg: SynthConfig
     t0 = time.perf_counter()
     pool = MCPPool({s.name: ByoBackend(s, run_dir) for s in specs}, max_concurrent_episodes=concurrency * 2)
     async with pool:
-        models = [await study(pool, s, seed=seed) for s in specs]
+        models = [await study(pool, s, seed=seed, max_result_chars=cfg.max_result_chars) for s in specs]
         timings["study"] = time.perf_counter() - t0
         targets = cfg.targets()
         chain_max = min(cfg.chain_max, 3)
@@ -305,6 +311,9 @@ def compute_stats(examples: list[dict[str, Any]], splits: dict[str, list[int]], 
         "designed_failures": {"none": kinds_n["conversation"]},
         "step_outcomes": {"SUCCESS": sum(ex["complexity"]["n_steps"] for ex in examples)},
         "rejections": dict(sorted(rejections.items())),
+        "clip": {"max_result_chars": cfg.max_result_chars,
+                 "hidden_values": sum(m.hidden_values for m in models),  # past the clip: never bound
+                 "dropped_examples": rejections.get("clipped_value", 0)},
         "graph_pairs": {m.name: len(m.graph.pairs(("probe",))) for m in models},
         "byo": {m.name: {"tools": len(m.listing), "read_only": sum(m.read_only(t) for t in m.names),
                          "graph_edges": sorted(f"{a}->{b}" for a, b in m.graph.pairs()),

@@ -10,6 +10,7 @@ dict that the launcher prints.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -49,6 +50,8 @@ def synth(run: Run) -> dict[str, Any]:
 
         t = time.perf_counter()
         synth_cfg = from_mapping(cfg.data.size, cfg.data.synth)
+        if "max_result_chars" not in cfg.data.synth:  # gold values must lie inside the clip episodes show
+            synth_cfg = dataclasses.replace(synth_cfg, max_result_chars=cfg.episode.max_result_chars)
         if cfg.env.byo and not cfg.env.domains:  # the user's own servers (data.byo.synth), same layout
             from data.byo.synth import synthesise
 
