@@ -28,6 +28,7 @@ from typing import Any
 from data.byo.discovery import Discovery, discover
 from data.byo.graph import GraphOptions, InferredGraph, infer_graph
 from data.byo.phrasing import new_slug, new_text, server_prefix
+from data.byo.progress import Progress, TickingSession
 from data.byo.protocol import CallOutcome, EpisodeSession, ToolAnnotations, ToolListing, listing_from_sdk
 from data.byo.sampling import LiveState, sample_live_state, seed_if_empty
 from data.byo.schema import PRODUCING_VERBS
@@ -243,8 +244,9 @@ def _made(model: ServerModel, tool: str, leaf: Leaf, rng: random.Random, pool: l
 
 
 async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int = 3,
-                max_result_chars: int | None = None) -> ServerModel:
-    """Discovery, the inferred graph, live-state sampling and the fixture pool of one started server."""
+                max_result_chars: int | None = None, progress: Progress | None = None) -> ServerModel:
+    """Discovery, the inferred graph, live-state sampling and the fixture pool of one started server
+    (``progress``: a bar per phase and the budget, :mod:`data.byo.progress`)."""
     backend = pool.backends[spec.name]
     hinted = set(spec.read_only)
     listing = [ToolListing(t.name, t.description, t.input_schema,
@@ -253,13 +255,21 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
                for t in listing_from_sdk(getattr(backend, "listed", []))]
     disc = discover(listing)
     async with pool.episode([spec.name], seed=0) as ep:
-        session = EpisodeSession(ep)
+        session = TickingSession(ep, progress)
+        if progress:
+            progress.start(f"byo {spec.name}: probing")
         graph = await infer_graph(listing, disc, session, GraphOptions(seed=seed))
+        probing = session.calls
+        if progress:
+            progress.end("probing", f"{session.calls} calls, {len(graph.edges)} edges "
+                         f"({len(graph.pairs(('probe',)))} probed)")
+            progress.start(f"byo {spec.name}: state sampling")
         await session.reset()
         state = await sample_live_state(graph.shapes, session, graph.probe)
         model = ServerModel(spec, listing, disc, graph, state, [], {}, pool.tools([spec.name]),
                             server_prefix([t.name for t in listing]), max_result_chars=max_result_chars)
-        if state.empty and isinstance(backend, ByoBackend):  # nothing to name: seed it, once, for all
+        spent = progress is not None and bool(progress.budget.spent())
+        if state.empty and isinstance(backend, ByoBackend) and not spent:  # nothing to name: seed it, once
             model.state = await _seed(model, backend, session, random.Random(f"seed:{seed}:{spec.name}"))
         model.probe_calls = session.calls
         pool_values = [Value(model.root, "path", -1, "", "root")] if model.root else []
@@ -273,6 +283,8 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
         for _ in range(rounds):
             for tool in readers:
                 for _variant in range(3):
+                    if progress and progress.budget.spent():
+                        break
                     b = bind(model, tool, rng, pool_values, None)
                     key = f"{tool}:{b.args}"
                     if key in done:
@@ -280,6 +292,8 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
                     done.add(key)
                     res = await ep.call(tool, b.args)
                     model.fixture_calls += 1
+                    if progress:
+                        progress.tick()
                     if res.error_kind in FATAL:
                         raise RuntimeError(f"byo server {spec.name!r} failed while sampling: {res.text}")
                     if res.is_error:
@@ -290,6 +304,10 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
                     known = {(v.value, v.key) for v in pool_values}
                     pool_values += [v for v in new if (v.value, v.key) not in known]
         model.fixture = pool_values
+        if progress:
+            progress.end("state_sampling", f"{model.probe_calls - probing + model.fixture_calls} calls, "
+                         f"{sum(len(v) for v in model.state.entities.values())} live entities, "
+                         f"{len(pool_values)} values")
     return model
 
 

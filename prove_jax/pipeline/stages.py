@@ -56,7 +56,7 @@ def synth(run: Run) -> dict[str, Any]:
             from data.byo.synth import synthesise
 
             res = synthesise(run.data_dir, cfg.env.byo, seed=cfg.data.seed, cfg=synth_cfg,
-                             run_dir=Path(cfg.env.byo_dir or run.out / "byo") / "synth")
+                             run_dir=Path(cfg.env.byo_dir or run.out / "byo") / "synth", progress=cfg.progress)
         else:
             from data.build import build
 

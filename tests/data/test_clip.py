@@ -6,6 +6,7 @@ listing puts the last ids past the clip."""
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -98,8 +99,16 @@ def _copied(out: Path) -> int:
                if '"get_member"' in line and '"list_members"' in line)
 
 
-def test_byo_synthesis_realises_on_what_the_model_sees(tmp_path: Path) -> None:
+def test_byo_synthesis_realises_on_what_the_model_sees(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """(Its stderr also shows each phase's closing line, with counts and time: data.byo.progress.)"""
     res = synthesise(tmp_path / "data", [_roster(tmp_path)], seed=0, cfg=CFG, run_dir=tmp_path / "run")
+    closing = [x for x in re.split(r"[\r\n]", capfd.readouterr().err) if re.search(r" in \d+\.\ds$", x)]
+    for phase, counts in (("byo roster: probing: ", r"^\d+ calls, \d+ edges"),
+                          ("byo roster: state sampling: ", r"^\d+ calls, 8 live entities"),
+                          ("byo: realising: ", r"^\d+ slots, \d+ examples realised, \d+ kept after dedup"),
+                          ("byo: replay: ", r"^\d+ examples replayed on fresh sessions, \d+ valid")):
+        line = next((x for x in closing if x.startswith(phase)), "")
+        assert re.search(counts, line.removeprefix(phase)), (phase, closing)
     assert _used_past_the_clip(tmp_path / "data") == []
     assert res.stats["clip"]["hidden_values"] > 0, "the ids past the clip were offered to the binder"
     assert _copied(tmp_path / "data") > 0, "chains still copy ids the model sees"

@@ -80,6 +80,7 @@ class ByoBackend:
         self._stopping = False
         self._generation = 0  # bumped when the fixture changes: a warm process started before is stale
         self._replay_each = False  # seed calls replayed per session (a state that cannot be copied)
+        self.sessions_started = 0  # connections opened (warm ones included): what a session budget counts
 
     # ---- lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -261,6 +262,7 @@ class ByoBackend:
     async def _open(self, replay: bool = False) -> Connection:
         """A new connection: for a process, over a new session directory holding a copy of the seed
         (seed calls replayed when ``replay``, or always for ``isolation: server``)."""
+        self.sessions_started += 1
         n = next(self._ids)
         while (self.root / f"s{n:06d}").exists():  # left by an earlier pool on this run directory (a
             n = next(self._ids)  # later stage of the same run): the eval crashed on FileExistsError
