@@ -37,7 +37,9 @@ from typing import Any
 
 from data.byo.protocol import listing_from_sdk
 from data.byo.realise import ServerModel, bind, canonical, study
+from data.byo.schema import PRODUCING_VERBS
 from data.byo.synth import _one, plan_slots
+from data.byo.values import values_of
 from data.clip import visible
 from prove_jax.env.backends import CallResult
 from prove_jax.env.byo import ByoBackend, ServerSpec
@@ -175,24 +177,31 @@ async def _snapshots(pool: MCPPool, name: str) -> list[CallResult]:
     return out
 
 
-async def _writes(pool: MCPPool, model: ServerModel, seed: int) -> dict[str, tuple[int, int]]:
-    """Each write tool called on a fresh session: (successes, successes that changed the snapshot)."""
+async def _writes(pool: MCPPool, model: ServerModel, seed: int, skip: set[str]) -> dict[str, tuple[int, int, Any]]:
+    """Each write tool but ``skip`` (seen changing the state already) called on one fresh session,
+    creators first, each result's values offered to the next calls: (successes, successes that
+    changed the snapshot, the last arguments tried)."""
     rng = random.Random(f"check:{seed}:{model.name}")
-    out: dict[str, tuple[int, int]] = {}
-    writers = [n for n in model.names if not model.read_only(n)]
+    out: dict[str, tuple[int, int, Any]] = {}
+    writers = sorted((n for n in model.names if not model.read_only(n) and n not in skip),
+                     key=lambda n: model.discovery.verdicts[n].verb not in PRODUCING_VERBS)
+    values = list(model.fixture)
     async with pool.episode([model.name], seed=0) as ep:
         for tool in writers:
             ok = changed = 0
+            args: Any = None
             for _ in range(3):
                 before = canonical((await ep.helper(model.name, "snapshot")).text)
-                res = await ep.call(tool, bind(model, tool, rng, model.fixture, None).args)
+                args = bind(model, tool, rng, values, None).args
+                res = await ep.call(tool, args)
                 if res.is_error:
                     continue
                 ok += 1
+                values += values_of(res.text, -1, tool)
                 changed += canonical((await ep.helper(model.name, "snapshot")).text) != before
                 if changed:
                     break
-            out[tool] = (ok, changed)
+            out[tool] = (ok, changed, args)
     return out
 
 
@@ -252,6 +261,7 @@ async def check_server(spec: ServerSpec, limit: int | None, seed: int, run_dir: 
         for line in graph_lines(model):
             say(line)
         done, tried = 0, 0
+        wrote: set[str] = set()  # writes of realised conversations: each changed the snapshot (realise)
         say(f"conversations (up to {conversations}):")
         plans = plan_slots([model], 0, {"conversation": 3 * conversations}, seed, 3)
         reasons: dict[str, int] = {}
@@ -264,6 +274,8 @@ async def check_server(spec: ServerSpec, limit: int | None, seed: int, run_dir: 
                 reasons[outcome.reason] = reasons.get(outcome.reason, 0) + 1
                 continue
             done += 1
+            wrote |= {c["name"] for t in outcome.record["turns"] for g in t["gold"] for c in g["calls"]
+                      if not model.read_only(c["name"])}
             for line in conversation_lines(done, outcome.record, outcome.results, limit):
                 say(line)
         say(f"  {done} realised of {tried} tried" + (f"; not kept: {reasons}" if reasons else ""))
@@ -271,11 +283,12 @@ async def check_server(spec: ServerSpec, limit: int | None, seed: int, run_dir: 
             report.add("error", spec.name, "", "env.byo[].seed",
                        f"no conversation could be realised ({reasons}): synthesis would write no example")
         if spec.snapshot:
-            for tool, (ok, changed) in (await _writes(pool, model, seed)).items():
+            for tool, (ok, changed, args) in (await _writes(pool, model, seed, wrote)).items():
                 if ok and not changed:
                     report.add("warning", spec.name, tool, "env.byo[].snapshot (or env.byo[].read_only)",
-                               f"succeeded {ok} time(s) and left the snapshot unchanged: the snapshot misses where it "
-                               "writes (synthesis drops such calls, their effect stays), or it writes nothing")
+                               f"succeeded {ok} time(s) and left the snapshot unchanged (last: {json.dumps(args)[:100]}): "
+                               "the snapshot misses where it writes (synthesis then drops its calls, though their "
+                               "effect stays), or these calls were no-ops the server accepts")
         call_findings(model, backend.log, limit, report)
     finally:
         await pool.__aexit__(None, None, None)
