@@ -17,6 +17,20 @@ create_directory the files-only snapshot could not see: fixed in the yaml, since
 the same settings); description overlap and param echo 0.000 on all three. The yamls, each alone:
 memory 7:51 wall (0 -> 0.686 -> 0.741 held-out tool reward, n=31), filesystem 7:13 (0 -> 0.386 ->
 0.423; after the snapshot fix, on a loaded box, 0 -> 0.445 -> 0.413), git 11:56 (0 -> 0.365 -> 0.338).
+
+``byo_<run>_clipped_value_examples``: kept examples whose gold copies a value that an earlier result
+shows only past the run's ``episode.max_result_chars`` (400), counted on an independent replay of
+the written examples (goal 0). ``--clip-off`` synthesises without the clip (the figure before
+clip-aware synthesis); ``--only-synth`` skips the start-up and episodes/s figures. Measured
+2026-11-29 (``--only-synth --synth 24``, a box shared at load 8-10): 0 / 0 / 0 with the clip and
+0 / 0 / 0 without it: the values these chains copy sit early in results under 400 characters on
+the shipped fixtures (``python -m prove_jax.byo check`` shows read_graph up to 1,863 characters,
+directory_tree 560). Where it bites: ``tests/data/test_clip.py``'s roster (ids at 453 and 524 of a
+579-character listing), and the kit: a tiny build (``data.build --size tiny``) at the launcher's
+default clip of 2,000 drops 37 of 353 examples as ``clipped_value``; without the rule 33 of its 275
+tool examples copy an id from past character 2,000 (e.g. ``join_chat_channel`` with a channel id at
+character 2,461 of a 5,883-character listing). Same run: 0.75 / 1.10 / 0.34 examples/s (0.61 / 0.92
+/ 0.31 without the clip), replay-valid 1.000 on all three.
 """
 
 from __future__ import annotations
