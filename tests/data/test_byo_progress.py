@@ -25,7 +25,7 @@ def _lines(err: str) -> list[str]:
 
 
 def _spec() -> ServerSpec:
-    return ServerSpec(name="roster", command=["{python}", str(ROSTER)], warm=1)
+    return ServerSpec(name="roster", command=["{python}", str(ROSTER)], warm=0)
 
 
 def test_the_session_budget_stops_it_naming_its_knob_and_writes_what_it_made(

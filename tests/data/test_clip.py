@@ -71,10 +71,10 @@ def test_the_kit_validator_drops_a_clipped_reference() -> None:
 
 
 def _roster(tmp: Path) -> ServerSpec:
-    return ServerSpec(name="roster", command=["{python}", str(ROSTER)], warm=2)
+    return ServerSpec(name="roster", command=["{python}", str(ROSTER)], warm=0)
 
 
-CFG = SynthConfig(n_conversation=4, n_clarification=0, n_abstention_irrelevance=0, splits=(0.5, 0.25, 0.25),
+CFG = SynthConfig(n_conversation=3, n_clarification=0, n_abstention_irrelevance=0, splits=(0.5, 0.25, 0.25),
                   max_result_chars=LIMIT, dedup_threshold=1.0)
 
 

@@ -4,10 +4,13 @@ behaves (``add_label``) gets none; warnings alone exit 0, errors that would stop
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,10 +22,16 @@ LINT = HERE / "byo_servers" / "lint.py"
 ROOT = HERE.parents[1]
 
 
+@dataclass
+class Checked:
+    returncode: int
+    stdout: str
+
+
 @pytest.fixture(scope="module")
-def lint_check(tmp_path_factory: pytest.TempPathFactory) -> subprocess.CompletedProcess[str]:
-    """The real command over ``lint.yaml`` (the seed names its own path; the snapshot prints the
-    server's pid), run once for the module."""
+def lint_check(tmp_path_factory: pytest.TempPathFactory) -> Checked:
+    """The command's ``main`` over ``lint.yaml`` (the seed names its own path; the snapshot prints
+    the server's pid), run once for the module, in-process (the CLI itself: the last test)."""
     tmp = tmp_path_factory.mktemp("lint")
     seed = tmp / "lint_fixture"
     seed.mkdir()
@@ -31,12 +40,12 @@ def lint_check(tmp_path_factory: pytest.TempPathFactory) -> subprocess.Completed
     (tmp / "lint.yaml").write_text(
         "episode: {max_result_chars: 400}\nenv:\n  domains: []\n  byo:\n    - name: lint\n"
         f"      command: ['{{python}}', {str(LINT)!r}]\n      seed: lint_fixture\n"
-        "      snapshot: [sh, -c, 'cat state.json boot.txt']\n      warm: 2\n")
-    # 2 conversations, not the default 5: each costs two sessions, a second of CPU each (the SDK's import)
-    return subprocess.run([sys.executable, "-m", "prove_jax.byo", "check", "lint.yaml", "--conversations", "2"],
-                          capture_output=True,
-                          text=True, cwd=tmp, timeout=120, env={**os.environ, "JAX_PLATFORMS": "cpu",
-                                                                "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)})
+        "      snapshot: [sh, -c, 'cat state.json boot.txt']\n      warm: 0\n")
+    out = io.StringIO()
+    # 1 conversation, not the default 5: each costs two sessions, a second of CPU each (the SDK's import)
+    with contextlib.redirect_stdout(out):
+        code = main(["check", str(tmp / "lint.yaml"), "--conversations", "1"])
+    return Checked(code, out.getvalue())
 
 
 def _warnings(out: str) -> dict[tuple[str, str], str]:
@@ -51,8 +60,8 @@ def _warnings(out: str) -> dict[tuple[str, str], str]:
     return found
 
 
-def test_each_warning_names_its_tool_and_knob(lint_check: subprocess.CompletedProcess[str]) -> None:
-    assert lint_check.returncode == 0, lint_check.stdout + lint_check.stderr
+def test_each_warning_names_its_tool_and_knob(lint_check: Checked) -> None:
+    assert lint_check.returncode == 0, lint_check.stdout
     got = _warnings(lint_check.stdout)
     assert got[("lint.list_labels", "episode.max_result_chars")].startswith("results up to ")
     assert got[("lint.open_vault", "env.byo[].seed")].startswith("never exercised")
@@ -63,13 +72,12 @@ def test_each_warning_names_its_tool_and_knob(lint_check: subprocess.CompletedPr
     assert len(got) == 6 and not any("add_label" in where for where, _ in got), got
 
 
-def test_the_listing_graph_and_the_conversations_are_printed(lint_check: subprocess.CompletedProcess[str]) -> None:
+def test_the_listing_graph_and_the_conversations_are_printed(lint_check: Checked) -> None:
     out = lint_check.stdout
     assert "  list_labels  read-only by annotation; readOnlyHint=True\n" in out
     assert "  stamp_label  write     by annotation; readOnlyHint=False destructiveHint=False\n" in out
     assert "graph (" in out and "evidence: " in out
-    assert out.count("  [1] conversation\n      user: ") == 1 and "  [2] conversation\n" in out
-    assert "  2 realised of " in out
+    assert out.count("  [1] conversation\n      user: ") == 1 and "  1 realised of " in out
 
 
 def test_only_errors_that_stop_training_exit_non_zero(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -83,3 +91,12 @@ def test_only_errors_that_stop_training_exit_non_zero(tmp_path: Path, capsys: py
     missing.write_text("env:\n  domains: []\n  byo:\n    - {name: gone, command: ['{python}', gone.py], seed: nothing}\n")
     assert main(["check", str(missing)]) == 1
     assert f"seed fixture {tmp_path / 'nothing'} does not exist" in capsys.readouterr().out
+
+
+def test_the_command_line(tmp_path: Path) -> None:
+    """``python -m prove_jax.byo check`` itself: a config error exits 1, naming the file."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("env: {domains: [], byo: [{name: x, command: [a], colour: blue}]}\n")
+    res = subprocess.run([sys.executable, "-m", "prove_jax.byo", "check", str(bad)], capture_output=True, text=True,
+                         cwd=tmp_path, timeout=120, env={**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONPATH": str(ROOT)})
+    assert res.returncode == 1 and f"error: {bad}: " in res.stderr and "colour" in res.stderr, res.stderr
