@@ -55,7 +55,7 @@ def _setup(catalog: Catalog, graph: DependencyGraph, cfg: SynthConfig, worlds: l
 
         machine.teacher = AgentTeacher(cfg.llm, catalog)
     validator = Validator(catalog, max_error_rate=cfg.max_replay_error_rate, strict=cfg.strict_replay,
-                          sampler=sampler)
+                          sampler=sampler, max_result_chars=cfg.max_result_chars)
     for seed in worlds:
         for d in catalog.domains:
             sampler.full(d, seed)

@@ -68,6 +68,12 @@ class SynthConfig:
     max_replay_error_rate: float = 0.30
     strict_replay: bool = True  # programmatic teacher: every non-designed gold call must succeed
     dedup_threshold: float = 0.70
+    # the episode's clip of tool results (EpisodeConfig.max_result_chars; the launcher copies it in):
+    # a gold call may only copy a value shown inside it (data.clip); None: results are not clipped
+    max_result_chars: int | None = None
+    # byo synthesis budgets (data.byo.progress): once spent, it stops and writes what it has
+    byo_max_sessions: int = 4000  # server sessions started (a process each, for a stdio server)
+    byo_max_seconds: float = 600.0  # wall time of the whole synthesis
     overgenerate: float = 0.08
     # output
     splits: tuple[float, float, float] = (0.90, 0.05, 0.05)

@@ -13,6 +13,8 @@
   gold id among the entities the domain's discovery tools list (:func:`data.sampler.resolve_mention`).
 * **Provenance** — a sensitive argument (``x-sensitive`` in the schema: PINs, passwords, card
   numbers) must appear verbatim in an earlier-or-current user turn or in an earlier tool output.
+* **Clip** — a gold value copied from an earlier result must lie inside the clip the model is shown
+  (``max_result_chars``; :func:`data.clip.clipped_refs`).
 * **Grounding** — every entity id a user turn mentions exists in the initial state of the servers.
 * **Dedup** — Jaccard similarity of gold-call sets (name + arguments) >= 0.70 to an earlier kept
   example drops the later one (exact: prefix filtering with a frequency order, then verification).
@@ -30,6 +32,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from data.catalog import Catalog
+from data.clip import clipped_refs
 from data.sampler import LiveStateSampler, resolve_mention
 
 ID_TOKEN = re.compile(r"(?<![\w/.-])[A-Z]{2,6}-[A-Z0-9]+(?:-[A-Z0-9]+)*(?![\w-])")
@@ -54,8 +57,9 @@ class Validator:
     """Checks one finished example against live servers."""
 
     def __init__(self, catalog: Catalog, *, max_error_rate: float = 0.3, strict: bool = True,
-                 sampler: LiveStateSampler | None = None) -> None:
+                 sampler: LiveStateSampler | None = None, max_result_chars: int | None = None) -> None:
         self.catalog = catalog
+        self.max_result_chars = max_result_chars
         self.sampler = sampler
         self.max_error_rate = max_error_rate
         self.strict = strict
@@ -162,6 +166,8 @@ class Validator:
             return "ambiguous_label"
         if self.provenance(ex, rep):
             return "provenance_sensitive"
+        if clipped_refs(ex["turns"], [o for _, o in rep.outputs], self.max_result_chars, ex.get("system", "")):
+            return "clipped_value"
         if self.ungrounded_ids(ex):
             return "ungrounded_user_id"
         return None

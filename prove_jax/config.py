@@ -30,7 +30,7 @@ from prove_jax.plan.config import PlanConfig
 from prove_jax.rewards.config import RewardConfig
 from prove_jax.rl.grpo import GRPOConfig
 from prove_jax.rl.sft import SFTConfig
-from prove_jax.yamlconf import ConfigError, apply_override, build, checked, load, read_yaml, to_dict
+from prove_jax.yamlconf import RELATIVE, ConfigError, apply_override, build, checked, load, read_yaml, to_dict
 
 __all__ = ["ConfigError", "LaunchConfig", "apply_override", "build", "check", "load", "read_yaml", "to_dict"]
 
@@ -45,7 +45,7 @@ STAGES = ("synth", "tokenizer", "sft", "grpo", "eval", "export", "demo")
 class DataConfig:
     """The Example records: an existing dataset directory, or a synthesis into ``<out_dir>/data``."""
 
-    dir: str = ""
+    dir: str = dataclasses.field(default="", metadata=RELATIVE)  # inputs resolve against the YAML (yamlconf)
     size: str = "tiny"  # tiny | paper
     seed: int = 0
     synth: dict[str, Any] = dataclasses.field(default_factory=dict)  # SynthConfig fields
@@ -56,7 +56,7 @@ class DataConfig:
 class TokenizerConfig:
     """A real model's tokenizer directory, or a tiny BPE trained on the run's own conversations."""
 
-    dir: str = ""
+    dir: str = dataclasses.field(default="", metadata=RELATIVE)
     vocab_size: int = 3000
     corpus_examples: int = 400  # training examples whose live conversations form the corpus
 
@@ -92,7 +92,12 @@ class DemoConfig:
 
 @dataclasses.dataclass
 class LaunchConfig:
-    """A run: name, output directory, seed, the stages to run and each concern's config."""
+    """A run: name, output directory, seed, the stages to run and each concern's config.
+
+    Paths: what a run reads (``data.dir``, ``tokenizer.dir``, ``model.hf_dir``/``gguf``, every path of
+    an ``env.byo`` entry) resolves against the YAML file that gives it; what it writes (``out_dir``,
+    ``export.dir``, ``env.byo_dir``) against the working directory, so a run lands where it is launched.
+    """
 
     name: str = "tiny_cpu"
     out_dir: str = "runs/tiny_cpu"

@@ -35,6 +35,7 @@ from prove_jax.chat import ChatTemplate, ChatTokenizer, SpecialIds, detect_famil
 from prove_jax.io_util import read_json, write_json
 from prove_jax.models.config import FAMILY_CLASSES, ModelConfig, model_family
 from prove_jax.models.lora import LoraConfig
+from prove_jax.yamlconf import RELATIVE
 
 RECORD_FILE = "model.json"
 TOKENIZER_SUBDIR = "tokenizer"
@@ -228,10 +229,10 @@ class ModelSpec:
     ``init`` (ModelConfig fields) over the run's tokenizer, with the runtime options training uses."""
 
     family: str = "qwen3"  # a registered model family = HF model_type (qwen2 | qwen3 | granite | llama built in)
-    hf_dir: str = ""
+    hf_dir: str = dataclasses.field(default="", metadata=RELATIVE)  # in a YAML: relative to the file
     # a GGUF instead of an HF directory: a path, or package:DIST/FILE (a file inside an installed wheel);
     # the launcher converts it into hf_dir (default <out_dir>/model_hf) before any stage runs
-    gguf: str = ""
+    gguf: str = dataclasses.field(default="", metadata=RELATIVE)
     init: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     dtype: str = "float32"  # compute dtype; "bfloat16" with param_dtype "float32" = bf16 with f32 master
     param_dtype: str = "float32"

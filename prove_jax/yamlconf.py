@@ -11,6 +11,12 @@ fields declared ``dataclasses.field(..., metadata=REPLACE)``: a mapping that is 
 ``env.urls``: which servers to call) is replaced whole, so an included file's entries never
 leak into a file that sets its own.
 
+Paths: a field declared with ``RELATIVE`` metadata holds a path that, written in a YAML file,
+resolves against *that file's* directory (an included file's against its own); a field declared
+``BASE_DIR`` is set to the directory of the file that declares its section (a section that resolves
+its own paths, e.g. a byo server's argv). Dotted overrides are not in a file: they resolve against
+the working directory, as command-line paths do.
+
 A section whose class defines ``from_dict`` (and ``to_dict``) is built by it instead of field by
 field: its YAML is that constructor's input, e.g. ``reward: {variant: recall_only, disable:
 [eff]}`` for ``rewards.RewardConfig``, whose named presets are not fields. Such a section starts
@@ -24,6 +30,7 @@ from __future__ import annotations
 
 import collections.abc
 import dataclasses
+import os
 import re
 import types
 import typing
@@ -38,7 +45,14 @@ T = TypeVar("T")
 REPLACE = {"merge": "replace"}
 """Field metadata: a later file or override replaces this mapping whole instead of merging into it."""
 
+RELATIVE = {"path": "relative"}
+"""Field metadata: a relative path given in a YAML file resolves against the file's directory."""
+BASE_DIR = {"path": "base_dir"}
+"""Field metadata: set to the directory of the YAML file that declares the section (when unset)."""
+
 Paths = frozenset[tuple[str, ...]]
+PathFields = dict[tuple[str, ...], str]
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:")  # package:..., hf:..., http://: not file paths
 
 
 _SCIENTIFIC = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")
@@ -189,8 +203,53 @@ def replaced_paths(cls: type, prefix: tuple[str, ...] = ()) -> Paths:
     return frozenset(out)
 
 
-def read_yaml(path: str | Path, _seen: tuple[Path, ...] = (), replace: Paths = frozenset()) -> dict[str, Any]:
-    """A YAML mapping with its ``include:`` files merged underneath it."""
+def path_fields(cls: type, prefix: tuple[str, ...] = ()) -> PathFields:
+    """Key paths of ``cls``'s ``RELATIVE``/``BASE_DIR`` fields (``*`` stands for each item of a list
+    of sections, e.g. ``("env", "byo", "*", "base_dir")``)."""
+    out: PathFields = {}
+    hints = _hints(cls)
+    for f in dataclasses.fields(cls):
+        tp = hints[f.name]
+        if f.metadata.get("path"):
+            out[(*prefix, f.name)] = f.metadata["path"]
+        elif dataclasses.is_dataclass(tp) and isinstance(tp, type) and not _built_by_from_dict(tp):
+            out |= path_fields(tp, (*prefix, f.name))
+        elif typing.get_origin(tp) is list:
+            (item,) = typing.get_args(tp) or (None,)
+            if dataclasses.is_dataclass(item) and isinstance(item, type) and not _built_by_from_dict(item):
+                out |= path_fields(item, (*prefix, f.name, "*"))
+    return out
+
+
+def anchor_paths(data: dict[str, Any], fields: PathFields, base: Path) -> None:
+    """Resolve ``data``'s path fields (see :func:`path_fields`) against ``base``, in place."""
+    for key_path, kind in fields.items():
+        _anchor(data, key_path, kind, base)
+
+
+def _anchor(node: Any, key_path: tuple[str, ...], kind: str, base: Path) -> None:
+    head, rest = key_path[0], key_path[1:]
+    if head == "*":
+        for item in node if isinstance(node, list) else []:
+            _anchor(item, rest, kind, base)
+        return
+    if not isinstance(node, dict):
+        return
+    if rest:
+        if head in node:
+            _anchor(node[head], rest, kind, base)
+        return
+    value = node.get(head)
+    if kind == "base_dir" and not value:
+        node[head] = str(base)
+    elif isinstance(value, str) and value and not Path(value).is_absolute() and not _SCHEME.match(value):
+        node[head] = os.path.normpath(base / value)
+
+
+def read_yaml(path: str | Path, _seen: tuple[Path, ...] = (), replace: Paths = frozenset(),
+              paths: PathFields | None = None) -> dict[str, Any]:
+    """A YAML mapping with its ``include:`` files merged underneath it; ``paths`` (from
+    :func:`path_fields`) are resolved against the directory of the file that gives them."""
     path = Path(path).resolve()
     if path in _seen:
         raise ConfigError(f"{path}: include cycle")
@@ -203,9 +262,11 @@ def read_yaml(path: str | Path, _seen: tuple[Path, ...] = (), replace: Paths = f
     includes = loaded.pop("include", None) or []
     if isinstance(includes, str):
         includes = [includes]
+    if paths:
+        anchor_paths(loaded, paths, path.parent)
     data: dict[str, Any] = {}
     for inc in includes:
-        merge(data, read_yaml(path.parent / inc, (*_seen, path), replace), replace)
+        merge(data, read_yaml(path.parent / inc, (*_seen, path), replace, paths), replace)
     merge(data, loaded, replace)
     return data
 
@@ -215,7 +276,7 @@ def load[T](cls: type[T], path: str | Path | None = None, overrides: list[str] |
     data: dict[str, Any] = _defaults(cls())
     replace = replaced_paths(cls)
     if path is not None:
-        merge(data, read_yaml(path, replace=replace), replace)
+        merge(data, read_yaml(path, replace=replace, paths=path_fields(cls)), replace)
     for override in overrides or []:
         apply_override(data, override)
     return build(cls, data)

@@ -94,7 +94,8 @@ LAYERS: dict[str, frozenset[str] | str] = {
     "plan": frozenset({"config", "models", "model_record", "engine", "rl"}),
     # on top: products of a run, used without the launcher
     "export": frozenset({"checkpoint", "model_record", "models", "chat"}),
-    "inspect": frozenset({"rl"}),  # reads GRPO's rollout dumps (rl.dump) without JAX
+    "inspect": frozenset({"rl"}),
+    "byo": frozenset({"config", "env", "data"}),  # `python -m prove_jax.byo check`: synthesis's own steps, no training  # reads GRPO's rollout dumps (rl.dump) without JAX
     "serve": frozenset({"checkpoint", "model_record", "models", "chat", "engine", "cli"}),
     "eval": frozenset({"serve", "checkpoint", "model_record", "models", "chat", "engine", "env", "rewards", "loaders",
                        "cli"}),

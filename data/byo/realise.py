@@ -28,10 +28,12 @@ from typing import Any
 from data.byo.discovery import Discovery, discover
 from data.byo.graph import GraphOptions, InferredGraph, infer_graph
 from data.byo.phrasing import new_slug, new_text, server_prefix
+from data.byo.progress import Progress, TickingSession
 from data.byo.protocol import CallOutcome, EpisodeSession, ToolAnnotations, ToolListing, listing_from_sdk
 from data.byo.sampling import LiveState, sample_live_state, seed_if_empty
 from data.byo.schema import PRODUCING_VERBS
 from data.byo.values import Leaf, Value, candidates, leaves, put, values_of
+from data.clip import forms, seen
 from prove_jax.env.byo import ByoBackend, ServerSpec
 from prove_jax.env.byo.seeding import SeedCall
 from prove_jax.env.pool import MCPPool
@@ -101,6 +103,8 @@ class ServerModel:
     options: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     """(tool, parameter) -> option words a free-string mode parameter accepted when probed
     (:func:`probe_options`): bound as if they were the schema's enum."""
+    max_result_chars: int | None = None  # the episode's clip: values past it are never copied
+    hidden_values: int = 0  # values of chain results left out of binding because they lie past the clip
 
     @property
     def name(self) -> str:
@@ -239,8 +243,10 @@ def _made(model: ServerModel, tool: str, leaf: Leaf, rng: random.Random, pool: l
     return new_slug(rng, existing or [str(v.value) for v in pool if v.key == "name" and isinstance(v.value, str)])
 
 
-async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int = 3) -> ServerModel:
-    """Discovery, the inferred graph, live-state sampling and the fixture pool of one started server."""
+async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int = 3,
+                max_result_chars: int | None = None, progress: Progress | None = None) -> ServerModel:
+    """Discovery, the inferred graph, live-state sampling and the fixture pool of one started server
+    (``progress``: a bar per phase and the budget, :mod:`data.byo.progress`)."""
     backend = pool.backends[spec.name]
     hinted = set(spec.read_only)
     listing = [ToolListing(t.name, t.description, t.input_schema,
@@ -249,13 +255,21 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
                for t in listing_from_sdk(getattr(backend, "listed", []))]
     disc = discover(listing)
     async with pool.episode([spec.name], seed=0) as ep:
-        session = EpisodeSession(ep)
+        session = TickingSession(ep, progress)
+        if progress:
+            progress.start(f"byo {spec.name}: probing")
         graph = await infer_graph(listing, disc, session, GraphOptions(seed=seed))
+        probing = session.calls
+        if progress:
+            progress.end("probing", f"{session.calls} calls, {len(graph.edges)} edges "
+                         f"({len(graph.pairs(('probe',)))} probed)")
+            progress.start(f"byo {spec.name}: state sampling")
         await session.reset()
         state = await sample_live_state(graph.shapes, session, graph.probe)
         model = ServerModel(spec, listing, disc, graph, state, [], {}, pool.tools([spec.name]),
-                            server_prefix([t.name for t in listing]))
-        if state.empty and isinstance(backend, ByoBackend):  # nothing to name: seed it, once, for all
+                            server_prefix([t.name for t in listing]), max_result_chars=max_result_chars)
+        spent = progress is not None and bool(progress.budget.spent())
+        if state.empty and isinstance(backend, ByoBackend) and not spent:  # nothing to name: seed it, once
             model.state = await _seed(model, backend, session, random.Random(f"seed:{seed}:{spec.name}"))
         model.probe_calls = session.calls
         pool_values = [Value(model.root, "path", -1, "", "root")] if model.root else []
@@ -269,6 +283,8 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
         for _ in range(rounds):
             for tool in readers:
                 for _variant in range(3):
+                    if progress and progress.budget.spent():
+                        break
                     b = bind(model, tool, rng, pool_values, None)
                     key = f"{tool}:{b.args}"
                     if key in done:
@@ -276,6 +292,8 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
                     done.add(key)
                     res = await ep.call(tool, b.args)
                     model.fixture_calls += 1
+                    if progress:
+                        progress.tick()
                     if res.error_kind in FATAL:
                         raise RuntimeError(f"byo server {spec.name!r} failed while sampling: {res.text}")
                     if res.is_error:
@@ -286,6 +304,10 @@ async def study(pool: MCPPool, spec: ServerSpec, *, seed: int = 0, rounds: int =
                     known = {(v.value, v.key) for v in pool_values}
                     pool_values += [v for v in new if (v.value, v.key) not in known]
         model.fixture = pool_values
+        if progress:
+            progress.end("state_sampling", f"{model.probe_calls - probing + model.fixture_calls} calls, "
+                         f"{sum(len(v) for v in model.state.entities.values())} live entities, "
+                         f"{len(pool_values)} values")
     return model
 
 
@@ -421,8 +443,26 @@ async def realise(pool: MCPPool, model: ServerModel, first: str, length: int, rn
             if got.tool in failed:
                 failed.remove(got.tool)
             stated |= {str(b.value) for b in got.binding.bound if b.source != "tool"}
-            values += values_of(got.text, i, got.tool, _path_base(got.binding.args))
+            values += visible_values(model, got.text, i, got.tool, _path_base(got.binding.args))
     return chain
+
+
+def visible_values(model: ServerModel, text: str, origin: int, tool: str, base: str | None) -> list[Value]:
+    """The values of a chain step's result that the model will see (inside ``max_result_chars``; a
+    path joined to its listing's ``base`` by the value it extends): a later step copies only those
+    (:mod:`data.clip`). Those left out are counted in ``model.hidden_values``."""
+    out = values_of(text, origin, tool, base)
+    if model.max_result_chars is None or len(text) <= model.max_result_chars:
+        return out
+    prefix = base.rstrip("/") + "/" if base else None
+    kept = []
+    for v in out:
+        raw = v.value[len(prefix):] if prefix and isinstance(v.value, str) and v.value.startswith(prefix) else v.value
+        if seen(raw, text, model.max_result_chars) or not any(f in text for f in forms(raw)):
+            kept.append(v)
+        else:
+            model.hidden_values += 1
+    return kept
 
 
 def _consumers(model: ServerModel, prev_tool: str, rng: random.Random, values: list[Value], prev: int,

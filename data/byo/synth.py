@@ -13,6 +13,9 @@ Method (each step's module says why):
    from the live state, earlier outputs, the root or made up; only calls that succeeded are kept.
 4. **Build** the kind (:mod:`data.byo.kinds`) — phrasing from names and schemas only
    (:mod:`data.byo.phrasing`).
+   A gold value must be one the model will see: a result's values past ``max_result_chars`` are
+   never bound (the chain is realised on what is visible), and an example that still copies one
+   (:func:`data.clip.clipped_refs`) is dropped (``rejections.clipped_value``; ``stats.clip``).
 5. **Replay** every example with gold calls on a fresh session: each call must be visible, fit its
    schema, succeed and return exactly the recorded result; rejects are counted by reason.
 6. **Dedup** (``data.validate.jaccard_dedup`` on gold-call sets, slot order), exact per-kind counts
@@ -43,6 +46,7 @@ import asyncio
 import json
 import math
 import random
+import sys
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -52,7 +56,9 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from data.byo import kinds
+from data.byo.progress import Budget, Progress
 from data.byo.realise import FATAL, ServerModel, realise, study
+from data.clip import clipped_refs
 from data.config import SynthConfig
 from data.quality import _calls, _said, _words, echoes_params, runs
 from data.validate import jaccard_dedup
@@ -78,6 +84,7 @@ class Outcome:
     plan: Plan
     record: dict[str, Any] | None
     reason: str = ""
+    results: list[str] = field(default_factory=list)  # each gold call's result, in step order
 
 
 @dataclass
@@ -116,7 +123,10 @@ def kinds_order(counts: dict[str, int]) -> list[str]:
     return [k for k in TAG if counts.get(k, 0) > 0]
 
 
-async def _one(pool: MCPPool, models: list[ServerModel], plan: Plan, seed: int) -> Outcome:
+async def _one(pool: MCPPool, models: list[ServerModel], plan: Plan, seed: int,
+               replays: Counter[str] | None = None) -> Outcome:
+    """One slot realised, built and replayed; ``replays`` counts replays (``n``, ``valid``) and
+    their seconds (``ms``)."""
     m = models[plan.server]
     rng = random.Random(f"slot:{seed}:{m.name}:{plan.slot}")
     if plan.kind == "irrelevance" and (len(models) == 1 or plan.slot % 2 == 0):
@@ -137,8 +147,13 @@ async def _one(pool: MCPPool, models: list[ServerModel], plan: Plan, seed: int) 
         built = kinds.conversation(m, chain.steps, rng, seed)
     if built.record is None:
         return Outcome(plan, None, built.reason)
+    if clipped_refs(built.record["turns"], built.results, m.max_result_chars, built.record["system"]):
+        return Outcome(plan, None, "clipped_value")  # a gold value the model would not see (data.clip)
+    t = time.perf_counter()
     reason = await replay(pool, m, built.record, built.results)
-    return Outcome(plan, None if reason else built.record, reason)
+    if replays is not None:
+        replays.update(n=1, valid=int(not reason), ms=int(1000 * (time.perf_counter() - t)))
+    return Outcome(plan, None if reason else built.record, reason, built.results)
 
 
 _VALIDATORS: dict[str, Draft202012Validator] = {}
@@ -196,12 +211,16 @@ def quality(examples: list[dict[str, Any]], models: list[ServerModel]) -> dict[s
 
 
 async def _build(out: Path, specs: list[ServerSpec], seed: int, cfg: SynthConfig, run_dir: Path,
-                 concurrency: int) -> ByoBuildResult:
+                 concurrency: int, show: bool) -> ByoBuildResult:
     timings: Counter[str] = Counter()
     t0 = time.perf_counter()
-    pool = MCPPool({s.name: ByoBackend(s, run_dir) for s in specs}, max_concurrent_episodes=concurrency * 2)
+    backends = {s.name: ByoBackend(s, run_dir) for s in specs}
+    budget = Budget(cfg.byo_max_sessions, cfg.byo_max_seconds, lambda: sum(b.sessions_started for b in backends.values()))
+    progress = Progress(budget, show)
+    pool = MCPPool(dict(backends), max_concurrent_episodes=concurrency * 2)
     async with pool:
-        models = [await study(pool, s, seed=seed) for s in specs]
+        models = [await study(pool, s, seed=seed, max_result_chars=cfg.max_result_chars, progress=progress)
+                  for s in specs]
         timings["study"] = time.perf_counter() - t0
         targets = cfg.targets()
         chain_max = min(cfg.chain_max, 3)
@@ -209,13 +228,22 @@ async def _build(out: Path, specs: list[ServerSpec], seed: int, cfg: SynthConfig
         keep: list[bool] = []
         slot = 0
         gate = asyncio.Semaphore(concurrency)
+        replays: Counter[str] = Counter()
 
         async def run(p: Plan) -> Outcome:
             async with gate:
-                return await _one(pool, models, p, seed)
+                if budget.spent():
+                    return Outcome(p, None, "budget")
+                o = await _one(pool, models, p, seed, replays)
+                phase.tick()
+                phase.bar.set_postfix(replayed=replays["n"], valid=replays["valid"], refresh=False)
+                return o
 
         t = time.perf_counter()
+        phase = progress.start("byo: realising", None, "slot")
         for round_no in range(6):
+            if budget.spent():
+                break
             kept = Counter(o.plan.kind for o, k in zip(outcomes, keep, strict=True) if k)
             need = {k: targets[k] - kept[k] for k in targets if targets[k] > kept[k]}
             if not need:
@@ -223,6 +251,7 @@ async def _build(out: Path, specs: list[ServerSpec], seed: int, cfg: SynthConfig
             factor = 1.3 if round_no == 0 else 2.0
             plans = plan_slots(models, slot, {k: math.ceil(v * factor) for k, v in need.items()}, seed, chain_max)
             slot += len(plans)
+            phase.bar.total = (phase.bar.total or 0) + len(plans)
             outcomes += await asyncio.gather(*(run(p) for p in plans))
             valid = [i for i, o in enumerate(outcomes) if o.record is not None]
             dup = jaccard_dedup([outcomes[i].record["meta"]["dedup_items"] for i in valid],  # type: ignore[index]
@@ -231,10 +260,20 @@ async def _build(out: Path, specs: list[ServerSpec], seed: int, cfg: SynthConfig
             for i, d in zip(valid, dup, strict=True):
                 keep[i] = d is None
         timings["generate_and_replay"] = time.perf_counter() - t
+        realised = sum(o.record is not None or o.reason.startswith("replay") for o in outcomes)
+        wall = time.perf_counter() - phase.t0
+        progress.end("realising", f"{slot} slots, {realised} examples realised, {sum(keep)} kept after dedup, "
+                     f"{budget.sessions()} sessions started in all")
+        if show:
+            print(f"byo: replay: {replays['n']} examples replayed on fresh sessions, {replays['valid']} valid, "
+                  f"{replays['ms'] / 1000:.1f}s of their sessions' time, alongside realising in {wall:.1f}s",
+                  file=sys.stderr, flush=True)
     rejections: Counter[str] = Counter()
     taken: Counter[str] = Counter()
     final: list[dict[str, Any]] = []
     for o, k in zip(outcomes, keep, strict=True):
+        if o.reason == "budget":
+            continue  # never run: counted in stats.budget
         if o.record is None:
             rejections[o.reason] += 1
         elif not k:
@@ -251,6 +290,12 @@ async def _build(out: Path, specs: list[ServerSpec], seed: int, cfg: SynthConfig
     write_all(out, final, splits, knobs, cfg.shard_size)  # tool lists are dropped once written
     stats = compute_stats(final, splits, models, dict(rejections), cfg, seed)
     stats["quality"] = quality(final, models)
+    # what the seed decides only (one seed, one dataset); sessions started (warm ones vary) are a timing
+    stats["budget"] = {"max_sessions": cfg.byo_max_sessions, "max_seconds": cfg.byo_max_seconds,
+                       "spent": budget.hit, "slots_not_run": sum(o.reason == "budget" for o in outcomes)}
+    timings["sessions_started"] = budget.sessions()
+    if budget.hit:
+        print(f"byo: {budget.hit}: wrote the {len(final)} examples made so far", file=sys.stderr, flush=True)
     stats["quality"]["rejection_rate"] = round(sum(rejections.values()) / max(1, len(outcomes)), 4)
     from data.card import write_card
 
@@ -305,6 +350,9 @@ def compute_stats(examples: list[dict[str, Any]], splits: dict[str, list[int]], 
         "designed_failures": {"none": kinds_n["conversation"]},
         "step_outcomes": {"SUCCESS": sum(ex["complexity"]["n_steps"] for ex in examples)},
         "rejections": dict(sorted(rejections.items())),
+        "clip": {"max_result_chars": cfg.max_result_chars,
+                 "hidden_values": sum(m.hidden_values for m in models),  # past the clip: never bound
+                 "dropped_examples": rejections.get("clipped_value", 0)},
         "graph_pairs": {m.name: len(m.graph.pairs(("probe",))) for m in models},
         "byo": {m.name: {"tools": len(m.listing), "read_only": sum(m.read_only(t) for t in m.names),
                          "graph_edges": sorted(f"{a}->{b}" for a, b in m.graph.pairs()),
@@ -317,8 +365,9 @@ def compute_stats(examples: list[dict[str, Any]], splits: dict[str, list[int]], 
 
 
 def synthesise(out: Path | str, specs: list[ServerSpec], *, seed: int = 0, cfg: SynthConfig,
-               run_dir: Path | str, concurrency: int = 4) -> ByoBuildResult:
-    """Build the dataset for ``specs`` into ``out``; sessions live under ``run_dir``."""
+               run_dir: Path | str, concurrency: int = 4, progress: bool = True) -> ByoBuildResult:
+    """Build the dataset for ``specs`` into ``out``; sessions live under ``run_dir``; ``progress``:
+    a bar and a closing line per phase on stderr (:mod:`data.byo.progress`)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    return asyncio.run(_build(out, list(specs), seed, cfg, Path(run_dir), concurrency))
+    return asyncio.run(_build(out, list(specs), seed, cfg, Path(run_dir), concurrency, progress))

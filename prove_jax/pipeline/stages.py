@@ -10,6 +10,7 @@ dict that the launcher prints.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -49,11 +50,13 @@ def synth(run: Run) -> dict[str, Any]:
 
         t = time.perf_counter()
         synth_cfg = from_mapping(cfg.data.size, cfg.data.synth)
+        if "max_result_chars" not in cfg.data.synth:  # gold values must lie inside the clip episodes show
+            synth_cfg = dataclasses.replace(synth_cfg, max_result_chars=cfg.episode.max_result_chars)
         if cfg.env.byo and not cfg.env.domains:  # the user's own servers (data.byo.synth), same layout
             from data.byo.synth import synthesise
 
             res = synthesise(run.data_dir, cfg.env.byo, seed=cfg.data.seed, cfg=synth_cfg,
-                             run_dir=Path(cfg.env.byo_dir or run.out / "byo") / "synth")
+                             run_dir=Path(cfg.env.byo_dir or run.out / "byo") / "synth", progress=cfg.progress)
         else:
             from data.build import build
 

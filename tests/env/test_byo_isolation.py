@@ -166,3 +166,31 @@ def test_a_directory_a_session_makes_changes_its_filesystem_snapshot(tmp_path: P
             assert "empty" in snapshot and snapshot["empty"] is None
 
     run(go())
+
+
+def test_a_url_server_replays_its_seed_calls_on_every_connection(tmp_path: Path) -> None:
+    """``isolation: server`` has no directory to copy: the seed calls (``byo_seed.json``) are
+    replayed on each new connection, a reset included, and one session's writes stay its own."""
+    from prove_jax.env import MCPPool
+    from prove_jax.env.byo import ByoBackend
+    from prove_jax.env.byo.seeding import SeedCall
+
+    port = free_port()
+    proc = _notes_server(port)
+    spec = ServerSpec(name="notes", url=f"http://127.0.0.1:{port}/mcp", isolation="server", warm=1)
+    seeded = [SeedCall("add_note", {"text": "from the seed"}), SeedCall("add_note", {"text": "and another"})]
+
+    async def go() -> None:
+        async with MCPPool({"notes": ByoBackend(spec, tmp_path / "run", seeded)}) as pool, \
+                pool.episode(["notes"], seed=0) as a, pool.episode(["notes"], seed=0) as b:
+            await a.call("add_note", {"text": "a's own"})
+            assert (await b.call("list_notes", {})).text == '["from the seed", "and another"]'
+            assert (await a.call("list_notes", {})).text == '["from the seed", "and another", "a\'s own"]'
+            await a.reset()
+            assert (await a.call("list_notes", {})).text == '["from the seed", "and another"]'
+
+    try:
+        run(go())
+    finally:
+        proc.kill()
+        proc.wait()

@@ -68,10 +68,9 @@ class ByoBackend:
         self.seed_calls = list(seed_calls or [])
         self.domain = spec.name
         self.root = Path(run_dir).resolve() / spec.name
-        self.seed = Path(spec.seed).resolve() if spec.seed else None
-        if self.seed is not None and not self.seed.exists():
-            raise ValueError(f"byo server {spec.name!r}: seed fixture {spec.seed!r} does not exist")
-        self.command = [_absolute_if_local(a) for a in spec.command]
+        self.paths = spec.resolve_paths()  # seed, argv and cwd against the declaring YAML's directory
+        self.seed = self.paths.seed
+        self.command = self.paths.command
         self.listed: list[Any] = []
         self.restarts = 0
         self._ids = itertools.count(1)
@@ -81,6 +80,7 @@ class ByoBackend:
         self._stopping = False
         self._generation = 0  # bumped when the fixture changes: a warm process started before is stale
         self._replay_each = False  # seed calls replayed per session (a state that cannot be copied)
+        self.sessions_started = 0  # connections opened (warm ones included): what a session budget counts
 
     # ---- lifecycle -------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -262,6 +262,7 @@ class ByoBackend:
     async def _open(self, replay: bool = False) -> Connection:
         """A new connection: for a process, over a new session directory holding a copy of the seed
         (seed calls replayed when ``replay``, or always for ``isolation: server``)."""
+        self.sessions_started += 1
         n = next(self._ids)
         while (self.root / f"s{n:06d}").exists():  # left by an earlier pool on this run directory (a
             n = next(self._ids)  # later stage of the same run): the eval crashed on FileExistsError
@@ -271,7 +272,7 @@ class ByoBackend:
         else:
             sdir = self.root / f"s{n:06d}"
             await asyncio.to_thread(self._fresh_copy, sdir)
-            launch = Launch(argv=[template(a, sdir) for a in self.command], cwd=Path(template(self.spec.cwd, sdir)),
+            launch = Launch(argv=[template(a, sdir) for a in self.command], cwd=Path(template(self.paths.cwd, sdir)),
                             env=self._env(sdir), stderr=self.root / "logs" / f"s{n:06d}.log")
             conn = Connection(label, launch=launch, session_dir=sdir)
         try:
@@ -290,7 +291,7 @@ class ByoBackend:
         fixture = self.root / "fixture"
         await asyncio.to_thread(shutil.rmtree, fixture, True)
         await asyncio.to_thread(self._fresh_copy, fixture)
-        argv = [template(_absolute_if_local(a), fixture) for a in self.spec.prepare]
+        argv = [template(a, fixture) for a in self.paths.prepare]
         what = f"byo server {self.spec.name!r}: prepare command {' '.join(argv)!r}"
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -373,7 +374,7 @@ class ByoBackend:
         sdir = conn.session_dir
         try:
             proc = await asyncio.create_subprocess_exec(
-                *[template(_absolute_if_local(a), sdir) for a in self.spec.snapshot], cwd=sdir,
+                *[template(a, sdir) for a in self.paths.snapshot], cwd=sdir,
                 env=get_default_environment() | self._env(sdir), stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, start_new_session=True)
         except OSError as exc:
@@ -430,11 +431,3 @@ def _mentions(sdir: Path, text: str) -> bool:
     needle = text.encode()
     return any(p.is_file() and not p.is_symlink() and p.stat().st_size < 8 << 20 and needle in p.read_bytes()
                for p in sdir.rglob("*"))
-
-
-def _absolute_if_local(arg: str) -> str:
-    """A relative path with a '/' that exists from where the run starts (a script under
-    ``third_party/``) is made absolute: the process itself runs in its session directory."""
-    if "/" in arg and "{" not in arg and not arg.startswith(("/", "-")) and Path(arg).exists():
-        return str(Path(arg).resolve())
-    return arg

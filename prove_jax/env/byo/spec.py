@@ -22,16 +22,25 @@ results and snapshots (the directory rewritten back to the alias), and relative 
 against it (the process's working directory). ``pin_env`` pins what makes replays differ (git
 identities and dates, the time zone, hash seeds); ``rewrite`` masks what cannot be pinned (an
 mtime a server prints) in results and snapshots.
+
+Paths (:meth:`ServerSpec.resolve_paths`): ``seed``, ``cwd`` and the local paths in ``command``,
+``snapshot`` and ``prepare`` resolve against ``base_dir``, the directory of the YAML file that
+declares the server (set by :mod:`prove_jax.yamlconf`; the working directory for a spec built in
+code). An argv element is a local path when it exists there (``server.py``,
+``../../third_party/.../index.js``); a program with a ``/`` must; a name the session's copy of the
+seed holds (``[cat, memory.jsonl]``) is the session's file and is left for the process, which runs
+in the session directory; anything else (``-m``, a branch name, shell text) is passed as written.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import re
 import sys
 from pathlib import Path
 
-from prove_jax.yamlconf import REPLACE
+from prove_jax.yamlconf import BASE_DIR, REPLACE
 
 SESSION_DIR = "{session_dir}"
 PYTHON = "{python}"
@@ -106,6 +115,7 @@ class ServerSpec:
     start_timeout_s: float = 30.0
     call_timeout_s: float = 10.0
     snapshot_timeout_s: float = 10.0
+    base_dir: str = dataclasses.field(default="", metadata=BASE_DIR)  # the declaring YAML's directory
 
     def __post_init__(self) -> None:
         self.rewrite = [r if isinstance(r, Rewrite) else Rewrite(**r) for r in self.rewrite]
@@ -129,11 +139,72 @@ class ServerSpec:
             if getattr(self, field) <= 0:
                 raise ValueError(f"{where}: {field} must be > 0")
 
+    @property
+    def anchor(self) -> Path:
+        """What relative paths resolve against: ``base_dir``, else the working directory."""
+        return Path(self.base_dir or os.getcwd()).absolute()
+
+    def anchor_said(self) -> str:
+        """The anchor in words, for an error message."""
+        if self.base_dir:
+            return f"resolved against {self.anchor}, the directory of the YAML file that declares it"
+        return f"resolved against the working directory {self.anchor} (the server was not declared in a YAML file)"
+
+    def seed_path(self) -> Path | None:
+        """The seed fixture, absolute; an error names the resolved path and the anchor."""
+        if not self.seed:
+            return None
+        path = Path(os.path.normpath(self.anchor / self.seed))
+        if not path.exists():
+            raise ValueError(f"byo server {self.name!r}: seed fixture {path} does not exist "
+                             f"(seed {self.seed!r} {self.anchor_said()})")
+        return path
+
+    def resolve_paths(self) -> ResolvedPaths:
+        """Every path of the entry made absolute (see the module docstring); errors name the
+        resolved path and what it was resolved against."""
+        seed = self.seed_path()
+        cwd = self.cwd
+        if SESSION_DIR not in cwd and not Path(cwd).is_absolute():
+            cwd = os.path.normpath(self.anchor / cwd)
+        return ResolvedPaths(seed, [self._local(a, i, "command", seed) for i, a in enumerate(self.command)],
+                             [self._local(a, i, "snapshot", seed) for i, a in enumerate(self.snapshot)],
+                             [self._local(a, i, "prepare", seed) for i, a in enumerate(self.prepare)], cwd)
+
+    def _local(self, arg: str, index: int, field: str, seed: Path | None) -> str:
+        if ("{" in arg or not arg or arg.startswith("-") or Path(arg).is_absolute() or any(c.isspace() for c in arg)
+                or (index == 0 and "/" not in arg)):  # a template, a flag, shell text, a program on PATH
+            return arg
+        if seed is not None and ((seed / arg).exists() if seed.is_dir() else arg == seed.name):
+            return arg  # the session's own copy (the process runs in its session directory)
+        here = Path(os.path.normpath(self.anchor / arg))
+        if here.exists():
+            return str(here)
+        where = f"byo server {self.name!r}: {field}[{index}] {arg!r}"
+        if index == 0:
+            raise ValueError(f"{where}: {here} does not exist ({self.anchor_said()})")
+        if "/" in arg and Path(arg).exists() and Path.cwd() != self.anchor:
+            hint = os.path.relpath(Path(arg).absolute(), self.anchor)
+            raise ValueError(f"{where}: {here} does not exist ({self.anchor_said()}); it exists relative to the "
+                             f"working directory {Path.cwd()}: write {hint!r}")
+        return arg
+
     def process_env(self, session_dir: Path, base: dict[str, str]) -> dict[str, str]:
         """Pins (``pin_env``), then ``base`` (the backend's ``HOME``/``TMPDIR``), then the user's own
         ``env`` (templated): the user has the last word."""
         pins = dict(PINNED_ENV) if self.pin_env else {}
         return pins | base | {k: template(v, session_dir) for k, v in self.env.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class ResolvedPaths:
+    """A spec's paths, absolute (:meth:`ServerSpec.resolve_paths`)."""
+
+    seed: Path | None
+    command: list[str]
+    snapshot: list[str]
+    prepare: list[str]
+    cwd: str
 
 
 def template(value: str, session_dir: Path) -> str:
