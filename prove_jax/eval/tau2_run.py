@@ -280,10 +280,13 @@ async def evaluate(cfg: Tau2RunConfig, agent_for: Callable[[Task], Chat], user_f
     backend = domain.backend(run_dir / "sessions", warm=cfg.warm)
     t0 = time.perf_counter()
     async with MCPPool({backend.domain: backend}, call_timeout_s=60.0) as pool:
-        gold: dict[str, tuple[str, list[str]]] = {}
-        for t in tasks:  # sequential: a gold session per task, the trials' processes warm meanwhile
-            gold[t.id] = await gold_db_hash(pool, backend.domain, t.actions)
         sem = asyncio.Semaphore(cfg.concurrency)
+
+        async def gold_of(task: Task) -> tuple[str, list[str]]:
+            async with sem:
+                return await gold_db_hash(pool, backend.domain, task.actions)
+
+        gold = dict(zip([t.id for t in tasks], await asyncio.gather(*(gold_of(t) for t in tasks)), strict=True))
 
         async def one(task: Task, i: int) -> Trial:
             async with sem:

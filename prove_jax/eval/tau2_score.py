@@ -67,14 +67,13 @@ def score_trial(basis: Sequence[str], termination: str, final_db_hash: str | Non
     unknown = sorted(set(basis) - SCORED_BASES)
     if unknown:
         raise ValueError(f"reward_basis {unknown} is not reproduced here (no retail/airline task uses it)")
-    if termination not in STOPPED:
-        return TrialScore(0.0, termination, reasons=[f"ended by {termination}"])
     out = TrialScore(1.0, termination)
-    if final_db_hash is None or gold_db_hash is None:
-        out.db_match = None
-    else:
+    if final_db_hash is not None and gold_db_hash is not None:  # reported for every trial, scored for stopped ones
         out.db_match = final_db_hash == gold_db_hash
     out.communicate = communicate_checks(infos, assistant_texts)
+    if termination not in STOPPED:
+        out.reward, out.reasons = 0.0, [f"ended by {termination}"]
+        return out
     parts: dict[str, float] = {}
     if "DB" in basis:
         parts["DB"] = 1.0 if out.db_match else 0.0
