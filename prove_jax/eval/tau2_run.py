@@ -1,6 +1,6 @@
 """τ²-bench, native and offline: ``python -m prove_jax.eval tau2 --domain retail|airline --split test``.
 
-No tau2 install: the domain's data and tool server come from its wheel (:mod:`.tau2_domain`), the
+No tau2 install: the domain's data and tool server come from its wheel (:mod:`prove_jax.env.tau2`), the
 conversation loop and the scoring are ours (:mod:`.tau2_score`, τ²'s published definition). Per
 task trial one fresh pool session (a new server process over a fresh DB) runs this loop, as τ²'s
 half-duplex orchestrator does:
@@ -39,10 +39,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from prove_jax.eval.tau2_domain import Action, Task, Tau2Domain
+from prove_jax.env.tau2 import Action, Task, Tau2Domain
 from prove_jax.eval.tau2_score import (
     TrialScore,
-    db_hash,
     judge_messages,
     parse_judge,
     score_trial,
@@ -245,13 +244,13 @@ async def run_trial(pool: Any, server: str, policy: str, task: Task, agent: Chat
             if not term and steps >= cfg.max_steps:
                 term = "max_steps"
         snap = (await ep.snapshots()).get(server)
-    final = None if snap is None else (snap.get("db_sha256") or "fresh")
+    final = None if snap is None else snap.get("db_sha256")
     return Trial(task.id, trial, term, transcript, final, errors, time.perf_counter() - t0)
 
 
 async def gold_db_hash(pool: Any, server: str, actions: Sequence[Action], seed: int = 0) -> tuple[str, list[str]]:
-    """The DB hash after replaying ``actions`` on a fresh session ("fresh" when nothing was written)
-    and the failures of those actions (ignored for the DB, as τ² does)."""
+    """The DB hash after replaying ``actions`` on a fresh session, and the failures of those actions
+    (ignored for the DB, as τ² does)."""
     failures = []
     async with pool.episode([server], seed=seed) as ep:
         for a in actions:
@@ -261,11 +260,7 @@ async def gold_db_hash(pool: Any, server: str, actions: Sequence[Action], seed: 
         snap = (await ep.snapshots()).get(server)
     if snap is None:
         raise RuntimeError(f"{server}: no snapshot of the gold session")
-    return snap.get("db_sha256") or "fresh", failures
-
-
-def _fresh(h: str | None, fresh_hash: str) -> str | None:
-    return fresh_hash if h == "fresh" else h
+    return str(snap["db_sha256"]), failures
 
 
 # ---- a run --------------------------------------------------------------------------------------
@@ -276,7 +271,6 @@ async def evaluate(cfg: Tau2RunConfig, agent_for: Callable[[Task], Chat], user_f
 
     domain = Tau2Domain.load(cfg.domain)
     tasks = domain.tasks(cfg.split, cfg.task_ids, cfg.limit)
-    fresh_hash = db_hash(json.loads((domain.root / "db.json").read_text()))
     backend = domain.backend(run_dir / "sessions", warm=cfg.warm)
     t0 = time.perf_counter()
     async with MCPPool({backend.domain: backend}, call_timeout_s=60.0) as pool:
@@ -299,8 +293,8 @@ async def evaluate(cfg: Tau2RunConfig, agent_for: Callable[[Task], Chat], user_f
                     nl = parse_judge(r.content, len(task.nl_assertions))
                 elif judge is not None:
                     nl = [] if tr.termination in ("agent_stop", "user_stop") else [False]
-                tr.score = score_trial(task.reward_basis, tr.termination, _fresh(tr.final_db_hash, fresh_hash),
-                                       _fresh(gold[task.id][0], fresh_hash), task.communicate_info, texts, nl)
+                tr.score = score_trial(task.reward_basis, tr.termination, tr.final_db_hash, gold[task.id][0],
+                                       task.communicate_info, texts, nl)
                 if progress:
                     print(f"[tau2] {cfg.domain} task {task.id} trial {i}: reward {tr.score.reward:.0f} "
                           f"({tr.termination}, {tr.seconds:.1f}s)", file=sys.stderr, flush=True)

@@ -21,7 +21,6 @@ over tasks (:func:`prove_jax.eval.tau2_results.pass_hat_k`).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -30,12 +29,6 @@ from prove_jax.eval.tau2_results import is_successful, pass_hat_k
 
 STOPPED = ("agent_stop", "user_stop")
 SCORED_BASES = {"DB", "COMMUNICATE", "NL_ASSERTION"}
-
-
-def db_hash(db: Any) -> str:
-    """A DB's identity: sha256 of its canonical JSON (keys sorted, no whitespace)."""
-    text = json.dumps(db, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def communicate_checks(infos: Sequence[str], assistant_texts: Iterable[str]) -> list[bool]:

