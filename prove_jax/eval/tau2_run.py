@@ -319,12 +319,53 @@ async def evaluate(cfg: Tau2RunConfig, agent_for: Callable[[Task], Chat], user_f
     return summary
 
 
-def domains_view(summary: Mapping[str, Any]) -> dict[str, Any]:
-    """The summary as the suite's report reads τ² (percent, ``pass^k`` keys per domain, ``avg``)."""
-    ks = {f"pass^{k}": 100.0 * v for k, v in summary["pass_hat_k"].items()}
-    d = {summary["domain"]: {**ks, "n_tasks": summary["tasks"]}}
-    return {"domains": d, "avg": ks.get("pass^1"), "note": "native τ² (this repository's harness); "
-            "scores are comparable to the leaderboard only with its user simulator, judge and 4 trials"}
+async def run_suite(cfg: Any, ctx: Any) -> dict[str, Any]:
+    """The suite's τ² (``eval all``, the launcher's eval stage) with ``runner: native``: every domain of
+    ``cfg`` (a :class:`~prove_jax.eval.settings.Tau2Config`) on ``ctx.client``, the policy; the user
+    simulator is ``cfg.user_base_url`` when given, else the policy itself; NL assertions are judged
+    only with ``cfg.judge_base_url``. Returns the shape the report reads (percent, ``pass^k`` per
+    domain, ``avg`` = mean pass^1); a domain the wheels lack (telecom) is a failed domain."""
+    from prove_jax.env.tau2 import DOMAINS
+    from prove_jax.serve import OpenAIChat
+
+    oracle = isinstance(ctx.client, Tau2Oracle)  # ground truth replayed (a scripted user unless a URL is given)
+    user_client = OpenAIChat(cfg.user_base_url, cfg.user_model or "user") if cfg.user_base_url else None
+    judge = OpenAIChat(cfg.judge_base_url, cfg.judge_model or "judge") if cfg.judge_base_url else None
+    domains: dict[str, Any] = {}
+    failed: dict[str, Any] = {}
+    try:
+        for d in cfg.domains:
+            if d not in DOMAINS:
+                failed[d] = {"error": f"no offline data for τ² {d!r} (the wheels carry {sorted(DOMAINS)})"}
+                continue
+            run = Tau2RunConfig(domain=d, split=cfg.task_split, trials=cfg.num_trials, task_ids=tuple(cfg.task_ids),
+                                limit=cfg.num_tasks, max_steps=cfg.max_steps, max_errors=cfg.max_errors,
+                                max_tokens=cfg.max_tokens, temperature=cfg.temperature,
+                                concurrency=cfg.max_concurrency, seed=cfg.seed)
+
+            def user_for(task: Task, trial: int, run: Tau2RunConfig = run) -> User:
+                if oracle and user_client is None:
+                    return ScriptedUser(task)
+                return LLMUser(user_client or ctx.client, task, run, run.seed + trial)
+
+            s = await evaluate(run, ctx.client if oracle else lambda task: ctx.client, user_for,
+                               Path(ctx.out_dir) / d, judge, progress=ctx.progress)
+            ks = {f"pass^{k}": 100.0 * v for k, v in s["pass_hat_k"].items()}
+            domains[d] = {**ks, "pass_hat_k": ks, "n_tasks": s["tasks"], "split": s["split"],
+                          "avg_reward": s["avg_reward"], "db_match": s["db_match"], "s_per_task": s["s_per_task"],
+                          "terminations": s["terminations"], "below_1": sorted(s["below_1"])}
+    finally:
+        for c in (user_client, judge):
+            if c is not None:
+                await c.aclose()
+    scored = [d for d, v in domains.items() if v.get("pass^1") is not None]
+    user = cfg.user_base_url or ("scripted" if oracle else "the policy itself")
+    return {"benchmark": "tau2-bench (native, offline)", "scale": "percent", "domains": domains,
+            "failed_domains": failed, "avg": sum(domains[d]["pass^1"] for d in scored) / len(scored) if scored else None,
+            "avg_domains": scored, "user_simulator": user, "nl_judge": cfg.judge_base_url,
+            "note": f"native τ² on the wheels' data, user simulator: {user}, {cfg.num_trials} trial(s), "
+                    f"split {cfg.task_split}; NL assertions {'judged' if judge else 'not scored'}: "
+                    "not comparable to the leaderboard unless its user simulator, judge and 4 trials"}
 
 
 # ---- CLI ----------------------------------------------------------------------------------------

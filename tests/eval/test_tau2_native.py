@@ -119,3 +119,23 @@ def test_pass_hat_k_over_trials() -> None:
     out = summarize_trials({"a": [s(1.0), s(1.0), s(1.0)], "b": [s(1.0), s(0.0), s(1.0)], "c": [s(0.0)] * 3})
     assert out["pass_hat_k"] == pytest.approx({"1": (1 + 2 / 3 + 0) / 3, "2": (1 + 1 / 3) / 3, "3": 1 / 3})
     assert sorted(out["below_1"]) == ["b", "c"]
+
+
+def test_suite_reports_native_tau2_pass_hat_k(tmp_path: Path) -> None:
+    """``eval all`` / the launcher's eval stage: τ² runs in-process (``runner: native``), and the
+    report gains its column (mean pass^1) and a section with pass^1 .. pass^k per domain."""
+    from prove_jax.eval import suite
+    from prove_jax.eval.config import BenchmarksConfig
+    from prove_jax.eval.report import markdown, normalise
+    from prove_jax.eval.settings import Tau2Config
+    from prove_jax.eval.tau2_run import Tau2Oracle
+
+    cfg = BenchmarksConfig(tau2=Tau2Config(domains=("airline", "telecom"), task_split="test", num_tasks=3,
+                                           num_trials=2, max_concurrency=2))
+    assert cfg.local().enabled() == ["tau2"]
+    res = asyncio.run(suite.run_benchmarks(Tau2Oracle(), "oracle", tmp_path, cfg.local(), progress=False))["tau2"]
+    air = res["domains"]["airline"]
+    assert (air["pass^1"], air["pass^2"], air["n_tasks"], res["avg"]) == (100.0, 100.0, 3, 100.0)
+    assert "telecom" in res["failed_domains"] and res["user_simulator"] == "scripted"
+    md = markdown([normalise({"model": "oracle", "tau2": res})])
+    assert "| oracle | airline | 100.0 | 100.0 | 3 |" in md and "pass^2" in md
