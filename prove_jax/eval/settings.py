@@ -58,7 +58,7 @@ class Tau2Config:
     runner: str = flag_field("native", choices=RUNNERS, help="the suite's τ²: native (offline, the tau2-*-mcp-eval "
                              "wheels: retail, airline; in-process, the policy its own user simulator unless a user "
                              "base URL is given) or tau2-cli (a tau2 install of your own, over HTTP)")
-    max_tokens: int = 1024  # native: tokens per agent message
+    max_tokens: int = 1024  # native: tokens per agent message (the user simulator's: at most 256)
     num_trials: int = flag_field(LEADERBOARD_TRIALS, aliases=("trials",), help="trials per task (leaderboard: 4)")
     agent_model: str = flag_field("agent", help="served name of the policy")
     agent_base_url: str | None = flag_field("http://127.0.0.1:8000/v1", help="'none': tau2's own provider routing")

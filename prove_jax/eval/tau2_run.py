@@ -175,6 +175,7 @@ class Trial:
     final_db_hash: str | None
     tool_errors: int
     seconds: float
+    error: str | None = None  # why the agent or the user simulator failed (agent_error / user_error)
     score: TrialScore | None = None
 
 
@@ -202,9 +203,13 @@ async def run_trial(pool: Any, server: str, policy: str, task: Task, agent: Chat
         greet = {"role": "assistant", "content": GREETING}
         agent_msgs: list[dict[str, Any]] = [{"role": "system", "content": AGENT_SYSTEM.format(policy=policy)}, greet]
         transcript: list[dict[str, Any]] = [greet]
-        steps, errors, term = 1, 0, ""
+        steps, errors, term, error = 1, 0, "", None
         while not term:
-            text = await user.reply(transcript)
+            try:
+                text = await user.reply(transcript)
+            except Exception as exc:  # τ²'s USER_ERROR: the simulator failed (e.g. a prompt past its context)
+                term, error = "user_error", f"{type(exc).__name__}: {exc}"[:500]
+                break
             steps += 1
             transcript.append({"role": "user", "content": text})
             agent_msgs.append({"role": "user", "content": text})
@@ -215,8 +220,12 @@ async def run_trial(pool: Any, server: str, policy: str, task: Task, agent: Chat
                 if steps >= cfg.max_steps:
                     term = "max_steps"
                     break
-                reply = await agent.chat(agent_msgs, tools, max_tokens=cfg.max_tokens,
-                                         temperature=cfg.temperature, seed=seed)
+                try:
+                    reply = await agent.chat(agent_msgs, tools, max_tokens=cfg.max_tokens,
+                                             temperature=cfg.temperature, seed=seed)
+                except Exception as exc:  # τ²'s AGENT_ERROR: reward 0, the other trials go on
+                    term, error = "agent_error", f"{type(exc).__name__}: {exc}"[:500]
+                    break
                 steps += 1
                 msg = reply.message()
                 agent_msgs.append(msg)
@@ -245,7 +254,7 @@ async def run_trial(pool: Any, server: str, policy: str, task: Task, agent: Chat
                 term = "max_steps"
         snap = (await ep.snapshots()).get(server)
     final = None if snap is None else snap.get("db_sha256")
-    return Trial(task.id, trial, term, transcript, final, errors, time.perf_counter() - t0)
+    return Trial(task.id, trial, term, transcript, final, errors, time.perf_counter() - t0, error=error)
 
 
 async def gold_db_hash(pool: Any, server: str, actions: Sequence[Action], seed: int = 0) -> tuple[str, list[str]]:
@@ -293,6 +302,9 @@ async def evaluate(cfg: Tau2RunConfig, agent_for: Callable[[Task], Chat], user_f
                     nl = parse_judge(r.content, len(task.nl_assertions))
                 elif judge is not None:
                     nl = [] if tr.termination in ("agent_stop", "user_stop") else [False]
+                if tr.error:
+                    print(f"[tau2] {cfg.domain} task {task.id} trial {i}: {tr.termination}: {tr.error}",
+                          file=sys.stderr, flush=True)
                 tr.score = score_trial(task.reward_basis, tr.termination, tr.final_db_hash, gold[task.id][0],
                                        task.communicate_info, texts, nl)
                 if progress:
@@ -311,6 +323,7 @@ async def evaluate(cfg: Tau2RunConfig, agent_for: Callable[[Task], Chat], user_f
                    s_per_task=round(wall / max(1, len(tasks)), 3),
                    s_per_trial=round(sum(t.seconds for t in trials) / max(1, len(trials)), 3),
                    gold_action_failures={k: v[1] for k, v in gold.items() if v[1]},
+                   errors=sorted({tr.error for tr in trials if tr.error})[:5],
                    nl_scored=judge is not None)
     run_dir.mkdir(parents=True, exist_ok=True)
     rows = [{**dataclasses.asdict(tr), "score": dataclasses.asdict(tr.score) if tr.score else None} for tr in trials]
@@ -340,7 +353,8 @@ async def run_suite(cfg: Any, ctx: Any) -> dict[str, Any]:
                 continue
             run = Tau2RunConfig(domain=d, split=cfg.task_split, trials=cfg.num_trials, task_ids=tuple(cfg.task_ids),
                                 limit=cfg.num_tasks, max_steps=cfg.max_steps, max_errors=cfg.max_errors,
-                                max_tokens=cfg.max_tokens, temperature=cfg.temperature,
+                                max_tokens=cfg.max_tokens, user_max_tokens=min(256, cfg.max_tokens),
+                                temperature=cfg.temperature,
                                 concurrency=cfg.max_concurrency, seed=cfg.seed)
 
             def user_for(task: Task, trial: int, run: Tau2RunConfig = run) -> User:
@@ -353,7 +367,7 @@ async def run_suite(cfg: Any, ctx: Any) -> dict[str, Any]:
             ks = {f"pass^{k}": 100.0 * v for k, v in s["pass_hat_k"].items()}
             domains[d] = {**ks, "pass_hat_k": ks, "n_tasks": s["tasks"], "split": s["split"],
                           "avg_reward": s["avg_reward"], "db_match": s["db_match"], "s_per_task": s["s_per_task"],
-                          "terminations": s["terminations"], "below_1": sorted(s["below_1"])}
+                          "terminations": s["terminations"], "below_1": sorted(s["below_1"]), "errors": s["errors"]}
     finally:
         for c in (user_client, judge):
             if c is not None:

@@ -139,3 +139,20 @@ def test_suite_reports_native_tau2_pass_hat_k(tmp_path: Path) -> None:
     assert "telecom" in res["failed_domains"] and res["user_simulator"] == "scripted"
     md = markdown([normalise({"model": "oracle", "tau2": res})])
     assert "| oracle | airline | 100.0 | 100.0 | 3 |" in md and "pass^2" in md
+
+
+def test_a_policy_that_cannot_answer_fails_its_trials_not_the_run(tmp_path: Path) -> None:
+    """An agent endpoint that refuses (nothing listens on the port): τ²'s agent_error, reward 0,
+    the error kept, every task still scored."""
+    from prove_jax.serve import OpenAIChat
+
+    cfg = Tau2RunConfig(domain="retail", split="test", limit=2, warm=1)
+
+    async def go() -> dict:
+        async with OpenAIChat("http://127.0.0.1:9/v1", "nobody", timeout=5.0) as dead:
+            return await evaluate(cfg, lambda t: dead, lambda t, i: ScriptedUser(t), tmp_path, progress=False)
+
+    s = asyncio.run(go())
+    assert (s["tasks"], s["pass_1"], s["terminations"]) == (2, 0.0, {"agent_error": 2})
+    assert s["errors"] and all("Connect" in e for e in s["errors"])
+    assert all(r == ["ended by agent_error"] for r in s["below_1"].values())
