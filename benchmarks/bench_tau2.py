@@ -41,12 +41,20 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_cli(args: list[str], out: Path) -> tuple[dict[str, Any], float]:
+def run_cli(args: list[str], out: Path, timeout: float | None = None) -> tuple[dict[str, Any] | None, float]:
+    """One CLI run; (its summary, wall seconds), or (None, wall) when it ran past ``timeout`` (the
+    trials it finished are printed from its progress lines)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.setdefault("JAX_PLATFORMS", "cpu")
     t = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "prove_jax.eval", "tau2", *args, "--out", str(out)],
-                          capture_output=True, text=True, env=env, cwd=ROOT)
+    try:
+        proc = subprocess.run([sys.executable, "-m", "prove_jax.eval", "tau2", *args, "--out", str(out)],
+                              capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout)
+    except subprocess.TimeoutExpired as exc:
+        err = exc.stderr.decode(errors="replace") if isinstance(exc.stderr, bytes) else exc.stderr or ""
+        done = [line for line in err.splitlines() if line.startswith("[tau2]")]
+        print(f"INFO timed out after {timeout:.0f}s with {len(done)} trial line(s) done:", *done, sep="\n  ")
+        return None, time.perf_counter() - t
     wall = time.perf_counter() - t
     if proc.returncode != 0:
         sys.exit(f"tau2 {' '.join(args)} exited {proc.returncode}:\n{proc.stderr[-3000:]}")
@@ -63,10 +71,13 @@ def main() -> None:
     p.add_argument("--limit", type=int, default=None, help="models: the retail test split's first N tasks")
     p.add_argument("--max-steps", type=int, default=30, help="models: messages per trial")
     p.add_argument("--max-tokens", type=int, default=256, help="models: tokens per agent message")
+    p.add_argument("--timeout", type=float, default=None, help="models: seconds per model run")
+    p.add_argument("--work", default=None, help="scratch directory (default: the system's temporary one)")
     a = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench_tau2_") as tmp:
+    with tempfile.TemporaryDirectory(prefix="bench_tau2_", dir=a.work) as tmp:
         for d in a.domains:
             s, wall = run_cli(["--domain", d, "--split", "test", "--policy", "oracle"], Path(tmp) / d)
+            assert s is not None
             print(f"INFO {d}: {s['tasks']} tasks, cli wall {wall:.1f}s, run {s['wall_s']:.1f}s, "
                   f"gold action failures (ignored, as in τ²) in tasks {sorted(s['gold_action_failures'])}")
             print(f"RESULT tau2_oracle_pass_{d} {s['pass_1']:.3f} ratio goal=1.0")
@@ -77,7 +88,9 @@ def main() -> None:
                     "--max-tokens", str(a.max_tokens), "--dtype", "float32", "--slots", "8", "--max-len", "8192"]
             if a.limit:
                 args += ["--limit", str(a.limit)]
-            s, wall = run_cli(args, Path(tmp) / f"model_{name}")
+            s, wall = run_cli(args, Path(tmp) / f"model_{name}", a.timeout)
+            if s is None:
+                continue
             print(f"INFO {name}: {s['tasks']} tasks, terminations {s['terminations']}, db_match {s['db_match']:.3f}")
             print(f"RESULT tau2_pass1_retail_{name}_selfuser {s['pass_1']:.3f} ratio goal=>0")
             print(f"RESULT tau2_pass1_retail_{name}_selfuser_s_per_task {s['s_per_task']:.1f} s goal=<60")
