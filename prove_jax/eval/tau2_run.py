@@ -93,6 +93,7 @@ class Tau2RunConfig:
     user_max_tokens: int = 256  # per user message
     judge_url: str | None = None  # an NL-assertion judge's /v1 URL (reported apart from the reward)
     judge_model: str = "judge"  # served model name at --judge-url
+    judge_max_tokens: int = 512  # per verdict
     concurrency: int = 4  # trials in flight
     seed: int = 0  # sampling seed of trial 0 (trial i: seed + i)
     warm: int = 2  # server processes started ahead of the trials
@@ -298,8 +299,13 @@ async def evaluate(cfg: Tau2RunConfig, agent_for: Callable[[Task], Chat], user_f
                 texts = [m.get("content") or "" for m in tr.transcript if m["role"] == "assistant"]
                 nl = None
                 if judge is not None and task.nl_assertions and tr.termination in ("agent_stop", "user_stop"):
-                    r = await judge.chat(judge_messages(tr.transcript, task.nl_assertions), None, max_tokens=1024)
-                    nl = parse_judge(r.content, len(task.nl_assertions))
+                    try:
+                        r = await judge.chat(judge_messages(tr.transcript, task.nl_assertions), None,
+                                             max_tokens=cfg.judge_max_tokens)
+                        nl = parse_judge(r.content, len(task.nl_assertions))
+                    except Exception as exc:  # a judge that fails leaves the assertions unmet, said why
+                        nl = [False] * len(task.nl_assertions)
+                        tr.error = f"judge: {type(exc).__name__}: {exc}"[:500]
                 elif judge is not None:
                     nl = [] if tr.termination in ("agent_stop", "user_stop") else [False]
                 if tr.error:

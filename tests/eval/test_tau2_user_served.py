@@ -44,11 +44,28 @@ def test_served_policy_plays_the_user(tiny_policy_dir: Path, tmp_path: Path) -> 
                                       progress=False)
 
         summary = asyncio.run(go())
+
+        # the same endpoint as the NL-assertion judge of task 36 (2 assertions), scripted user
+        judged_cfg = dataclasses.replace(cfg, task_ids=("36",), judge_max_tokens=16)
+
+        async def judged() -> dict[str, Any]:
+            async with Recorded(url, "user") as judge:
+                return await evaluate(judged_cfg, OracleAgent, lambda t, i: ScriptedUser(t), tmp_path / "judged",
+                                      judge=judge, progress=False)
+
+        n_before = len(seen)
+        nl_summary = asyncio.run(judged())
     trial = json.loads((tmp_path / "results.json").read_text())["trials"][0]
     users = [m["content"] for m in trial["transcript"] if m["role"] == "user"]
     # the customer's turns are what the served model answered, not the scripted user's line
-    assert len(seen) == len(users) >= 1 and users == [s.strip() for s in seen]
+    assert n_before == len(users) >= 1 and users == [s.strip() for s in seen[:n_before]]
     assert users[0] != ScriptedUser(Tau2Domain.load("retail").all_tasks["17"]).opening
     assert trial["termination"] in ("user_stop", "max_steps")
     # the agent's calls ran in the trial's own session: its DB is the expected actions' DB
     assert trial["score"]["db_match"] is True and summary["tasks"] == 1
+    # the judge's verdicts are reported apart: the reward (DB) stays 1, reward_nl follows the verdicts
+    assert len(seen) == n_before + 1  # one judge request
+    score = json.loads((tmp_path / "judged" / "results.json").read_text())["trials"][0]["score"]
+    assert len(score["nl"]) == 2 and score["reward"] == 1.0 and not nl_summary["errors"]
+    assert score["reward_nl"] == (1.0 if all(score["nl"]) else 0.0)
+    assert nl_summary["nl"]["pass_hat_k"]["1"] == score["reward_nl"] and nl_summary["pass_1"] == 1.0
