@@ -40,7 +40,9 @@ SPLITS = ("train", "test", "base")
 # state file: the DB is megabytes, its hash 64 characters. Before the first call the server has
 # written no state yet and the DB is the wheel's fresh one (argv[1]). One top-level key, so the
 # reward's ``state`` term (agreement of top-level entries) is τ²'s DB match, 0 or 1.
+# More than one state file (a state_key got through) is an error: a session is one τ² trial, one DB.
 _SNAPSHOT = ("import glob, hashlib, json, sys; fs = sorted(glob.glob('state/*.json')); "
+             "len(fs) > 1 and sys.exit(f'{len(fs)} state namespaces in one session'); "
              "db = json.load(open(fs[0]))['db'] if fs else json.load(open(sys.argv[1])); "
              "sys.stdout.write(json.dumps({'db_sha256': hashlib.sha256(json.dumps(db, sort_keys=True, "
              "separators=(',', ':'), ensure_ascii=False).encode()).hexdigest()}))")

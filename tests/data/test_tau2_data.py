@@ -51,10 +51,11 @@ def test_env_tau2_pool_scores_the_db_match(tmp_path: Path) -> None:
     task = Tau2Domain.load("retail").all_tasks["17"]
     pool = MCPPool.from_config(EnvConfig(domains=[], tau2=["retail"]), tmp_path)
 
-    async def play(extra: list[tuple[str, dict]]) -> dict:
+    async def play(extra: list[tuple[str, dict]], key: dict | None = None) -> dict:
         async with pool.episode(["tau2_retail"], seed=0) as ep:
-            for a in task.actions:
-                assert not (await ep.call(a.name, a.arguments)).is_error
+            for i, a in enumerate(task.actions):  # the key (if any) on the last call, a write
+                res = await ep.call(a.name, {**a.arguments, **(key or {} if i == len(task.actions) - 1 else {})})
+                assert not res.is_error and not res.text.startswith('{"ok"')  # τ²'s content, not the envelope
             for name, args in extra:
                 assert not (await ep.call(name, args)).is_error
             return await ep.snapshots()
@@ -62,9 +63,10 @@ def test_env_tau2_pool_scores_the_db_match(tmp_path: Path) -> None:
     async def go() -> list[dict]:
         async with pool:
             assert "reset_state" not in pool.routes and "get_order_details" in pool.routes
-            return [await play([]), await play([]),
+            return [await play([]), await play([], {"state_key": "tau2/retail/elsewhere"}),
                     await play([("cancel_pending_order", {"order_id": "#W8665881", "reason": "ordered by mistake"})])]
 
     gold, same, harmful = asyncio.run(go())
+    # a state_key the model sends is dropped: its writes land in its own session's DB all the same
     assert json.dumps(gold) == json.dumps(same)
     assert state_agreement(same, gold) == 1.0 and state_agreement(harmful, gold) == 0.0
