@@ -158,8 +158,8 @@ class LLMUser:
 
     async def reply(self, transcript: Sequence[Mapping[str, Any]]) -> str:
         msgs: list[dict[str, Any]] = [{"role": "system", "content": self.system}]
-        for m in transcript:
-            if m["role"] in ("user", "assistant") and m.get("content"):
+        for m in transcript:  # an agent message that calls tools goes to the environment, not the user
+            if m["role"] in ("user", "assistant") and m.get("content") and not m.get("tool_calls"):
                 msgs.append({"role": "assistant" if m["role"] == "user" else "user", "content": m["content"]})
         r = await self.client.chat(msgs, None, max_tokens=self.cfg.user_max_tokens,
                                    temperature=self.cfg.temperature, seed=self.seed)
