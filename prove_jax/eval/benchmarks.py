@@ -76,6 +76,10 @@ register(Benchmark(
 async def _run_tau2(cfg: Tau2Config, ctx: RunContext) -> Result:
     from prove_jax.eval import tau2
 
+    if cfg.runner == "native":
+        from prove_jax.eval import tau2_run
+
+        return await tau2_run.run_suite(cfg, ctx)
     if ctx.url is None:
         raise ValueError("τ² needs the policy over HTTP (serve it, or pass --url)")
     # the agent is the policy under evaluation; user simulator and judge default to it (Tau2Config.user)
@@ -104,17 +108,25 @@ def _tau2_normalise(r: Mapping[str, Any]) -> Result:
 
 
 def _tau2_main(argv: list[str]) -> int:
-    from prove_jax.eval import tau2
+    """``eval tau2``: the native harness on the wheels' data and servers (:mod:`~prove_jax.eval.tau2_run`);
+    the tau2-CLI recipe stays ``python -m prove_jax.eval.tau2`` (the suite's runner above)."""
+    from prove_jax.eval import tau2_run
 
-    return tau2.main(argv)
+    return tau2_run.main(argv)
+
+
+def _tau2_oracle() -> Any:
+    from prove_jax.eval import tau2_run
+
+    return tau2_run.Tau2Oracle()
 
 
 register(Benchmark(
-    name="tau2", title="τ²-bench via the tau2 CLI (see python -m prove_jax.eval tau2 --help)",
+    name="tau2", title="τ²-bench, native and offline (see python -m prove_jax.eval tau2 --help)",
     settings=Tau2Config, suite_default=Tau2Config(domains=()), run=_run_tau2,
     headline=("tau2_avg", "τ² avg", lambda r: r.get("avg")), section=_tau2_section, normalise=_tau2_normalise,
-    needs_url=True, suite_skip=("agent_model", "agent_base_url"),  # the suite points them at the policy
-    main=_tau2_main))
+    needs_url=lambda cfg: cfg.runner != "native", suite_skip=("agent_model", "agent_base_url"),  # the suite points them at the policy
+    main=_tau2_main, oracle=_tau2_oracle))
 
 
 # ---- T-Eval ---------------------------------------------------------------------------------------

@@ -27,7 +27,8 @@ def _enabled(self: Any) -> list[str]:
 def _only(self: Any, *, url: bool) -> Any:
     """These settings with the benchmarks that need (``url=True``) or must not need an HTTP
     endpoint switched off — the in-process pass and the served pass of ``eval all``."""
-    off = {b.name: dataclasses.replace(b.suite_default) for b in all_benchmarks() if b.needs_url != url}
+    off = {b.name: dataclasses.replace(b.suite_default) for b in all_benchmarks()
+           if b.wants_url(getattr(self, b.name)) != url}
     return dataclasses.replace(self, **off)
 
 

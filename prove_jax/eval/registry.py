@@ -51,7 +51,8 @@ class Benchmark:
     section: Callable[[Rows], list[str]]  # the report's detail section (markdown lines) for these rows
     normalise: Callable[[Mapping[str, Any]], Result] = dict  # the result with headline numbers as fractions
     brief: Callable[[Mapping[str, Any]], Result] = dict  # what the subcommand prints (one JSON line)
-    needs_url: bool = False  # reaches the policy over HTTP only (run after serving the engine)
+    needs_url: bool | Callable[[Any], bool] = False  # reaches the policy over HTTP only (run after serving the
+    # engine); a callable decides from the benchmark's settings (τ²: only its tau2-CLI runner does)
     cli_default: Any = None  # the command line's defaults (eval <name>, eval all; None: suite_default)
     cli_skip: tuple[str, ...] = ("enabled",)  # settings without a flag in the subcommand
     suite_skip: tuple[str, ...] = ()  # settings without a flag in ``eval all`` (the suite sets them)
@@ -59,6 +60,10 @@ class Benchmark:
     prepare: Callable[[Path], object] | None = None  # called with ``--out`` before any model is loaded
     oracle: Callable[[], Any] | None = None  # a client (or per-item factory) that replays the ground truth
     main: Callable[[list[str]], int] | None = None  # a subcommand of its own (τ²: the tau2 CLI recipe)
+
+    def wants_url(self, settings: Any) -> bool:
+        """Whether these settings of the benchmark reach the policy over HTTP only."""
+        return self.needs_url(settings) if callable(self.needs_url) else self.needs_url
 
     @property
     def cli_defaults(self) -> Any:

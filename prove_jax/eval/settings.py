@@ -37,6 +37,7 @@ class BfclConfig:
 
 # ---- τ²-bench -------------------------------------------------------------------------------------
 PAPER_DOMAINS = ("airline", "retail", "telecom")
+RUNNERS = ("native", "tau2-cli")
 LEADERBOARD_TRIALS = 4
 
 
@@ -53,7 +54,11 @@ class Tau2Config:
     ``--tau2-*`` flags and the launcher's ``eval.benchmarks.tau2`` section are generated from it.
     """
 
-    domains: tuple[str, ...] = PAPER_DOMAINS  # tau2 domains, one `tau2 run` each (in the suite, empty: off)
+    domains: tuple[str, ...] = PAPER_DOMAINS  # tau2 domains, one run each (in the suite, empty: off)
+    runner: str = flag_field("native", choices=RUNNERS, help="the suite's τ²: native (offline, the tau2-*-mcp-eval "
+                             "wheels: retail, airline; in-process, the policy its own user simulator unless a user "
+                             "base URL is given) or tau2-cli (a tau2 install of your own, over HTTP)")
+    max_tokens: int = 1024  # native: tokens per agent message (the user simulator's: at most 256)
     num_trials: int = flag_field(LEADERBOARD_TRIALS, aliases=("trials",), help="trials per task (leaderboard: 4)")
     agent_model: str = flag_field("agent", help="served name of the policy")
     agent_base_url: str | None = flag_field("http://127.0.0.1:8000/v1", help="'none': tau2's own provider routing")

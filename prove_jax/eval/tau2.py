@@ -1,5 +1,8 @@
-"""τ²-bench (sierra-research/tau2-bench) against our served policy, reported as pass^k.
+"""τ²-bench (sierra-research/tau2-bench) through its own CLI, against our served policy, as pass^k.
 
+``python -m prove_jax.eval tau2`` is the native harness on the ``tau2-*-mcp-eval`` wheels
+(:mod:`prove_jax.eval.tau2_run`, offline); this module, ``python -m prove_jax.eval.tau2``, is the
+recipe for a tau2 install of your own, and the suite's (``eval all --tau2-domains``) runner.
 We never vendor or install tau2; this module drives its ``tau2 run`` CLI and reads the results
 file it writes. Target: tau2 v1.x (``--task-split-name`` and ``--auto-resume`` need v1.0+).
 
@@ -15,7 +18,7 @@ Recipe
 2. Serve the trained policy (and, if you like, a separate user-simulator model) over the OpenAI
    API: ``python -m prove_jax.serve --model RUN_DIR --port 8000 --served-model-name agent``.
    ``launch/tau2.sh`` does steps 2–3 and stops the servers afterwards.
-3. Run ``python -m prove_jax.eval tau2 --out-dir OUT --agent-base-url http://127.0.0.1:8000/v1
+3. Run ``python -m prove_jax.eval.tau2 --out-dir OUT --agent-base-url http://127.0.0.1:8000/v1
    [--user-model user --user-base-url http://127.0.0.1:8001/v1]``. Each domain runs as its own
    ``tau2 run`` subprocess; models reach the servers through litellm's OpenAI-compatible
    provider (model ``openai/<served name>``, llm args ``{"api_base": ..., "api_key": "EMPTY"}``).
@@ -417,7 +420,7 @@ class Tau2Cli:
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m prove_jax.eval tau2", description=__doc__,
+    p = argparse.ArgumentParser(prog="python -m prove_jax.eval.tau2", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     add_dataclass_args(p, Tau2Cli)
     add_dataclass_args(p, Tau2Config)

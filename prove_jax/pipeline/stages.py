@@ -52,17 +52,23 @@ def synth(run: Run) -> dict[str, Any]:
         synth_cfg = from_mapping(cfg.data.size, cfg.data.synth)
         if "max_result_chars" not in cfg.data.synth:  # gold values must lie inside the clip episodes show
             synth_cfg = dataclasses.replace(synth_cfg, max_result_chars=cfg.episode.max_result_chars)
-        if cfg.env.byo and not cfg.env.domains:  # the user's own servers (data.byo.synth), same layout
+        if cfg.env.tau2 and not cfg.env.domains and not cfg.env.byo:  # τ²'s own tasks, nothing synthesised
+            from data.tau2 import build_tau2
+
+            if len(cfg.env.tau2) != 1:
+                raise SystemExit(f"env.tau2: one τ² domain per run, got {cfg.env.tau2}")
+            made = build_tau2(run.data_dir, cfg.env.tau2[0])
+        elif cfg.env.byo and not cfg.env.domains:  # the user's own servers (data.byo.synth), same layout
             from data.byo.synth import synthesise
 
-            res = synthesise(run.data_dir, cfg.env.byo, seed=cfg.data.seed, cfg=synth_cfg,
-                             run_dir=Path(cfg.env.byo_dir or run.out / "byo") / "synth", progress=cfg.progress)
+            made = synthesise(run.data_dir, cfg.env.byo, seed=cfg.data.seed, cfg=synth_cfg,
+                              run_dir=Path(cfg.env.byo_dir or run.out / "byo") / "synth", progress=cfg.progress).stats
         else:
             from data.build import build
 
-            res = build(run.data_dir, seed=cfg.data.seed, size=cfg.data.size, cfg=synth_cfg, progress=cfg.progress,
-                        domains=tuple(cfg.env.domains))
-        out = {"dir": str(run.data_dir), "examples": res.stats["total"], "splits": res.stats["splits"],
+            made = build(run.data_dir, seed=cfg.data.seed, size=cfg.data.size, cfg=synth_cfg, progress=cfg.progress,
+                          domains=tuple(cfg.env.domains)).stats
+        out = {"dir": str(run.data_dir), "examples": made["total"], "splits": made["splits"],
                "seconds": round(time.perf_counter() - t, 1)}
     else:
         out = {"dir": str(run.data_dir)}

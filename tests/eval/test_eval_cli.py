@@ -16,7 +16,6 @@ from prove_jax.eval.__main__ import main
 
 @pytest.mark.parametrize("argv", [
     ["teval", "--policy", "oracle", "--data", "d", "--embedder", "e"],
-    ["tau2", "--policy", "oracle", "--out-dir", "o"],
     ["indomain", "--policy", "oracle", "--data", "d"],
     ["all", "--policy", "oracle"],
     ["bfcl", "--policy", "oracle", "--model", "m"],

@@ -124,7 +124,9 @@ def test_launcher_yaml_nests_settings_per_benchmark() -> None:
     b = cfg.eval.benchmarks
     assert (b.bfcl.limit, b.tau2.domains, b.tau2.num_trials, b.teval.limit) == (2, ("airline",), 4, 5)
     assert b.enabled() == ["bfcl", "tau2"]
-    assert b.local().enabled() == ["bfcl"] and b.over_http().enabled() == ["tau2"]  # τ² needs a URL
+    assert b.local().enabled() == ["bfcl", "tau2"] and b.over_http().enabled() == []  # native τ²: in-process
+    cli = load(LaunchConfig, None, ["eval.benchmarks.tau2.domains=[airline]", "eval.benchmarks.tau2.runner=tau2-cli"])
+    assert cli.eval.benchmarks.local().enabled() == [] and cli.eval.benchmarks.over_http().enabled() == ["tau2"]
     with pytest.raises(ConfigError, match=r"known: \['bfcl', 'tau2', 'teval'\]"):
         load(LaunchConfig, None, ["eval.benchmarks.bfcl_limit=2"])  # the old flat key names the sections
 
@@ -155,7 +157,8 @@ def test_tau2_runner_points_the_agent_at_the_served_policy(monkeypatch: pytest.M
 
     seen: list[Mapping[str, Any]] = []
     monkeypatch.setattr(tau2, "run_tau2", lambda cfg, out: seen.append(dataclasses.asdict(cfg)) or {"avg": 50.0})
-    cfg = eval_config.BenchmarksConfig(tau2=tau2.Tau2Config(domains=("airline",), user_model="gpt-4.1"))
+    cfg = eval_config.BenchmarksConfig(tau2=tau2.Tau2Config(domains=("airline",), user_model="gpt-4.1",
+                                                           runner="tau2-cli"))
     res = asyncio.run(suite.run_benchmarks(Echo(), "m", tmp_path, cfg.over_http(), url="http://h:1/v1",
                                            served_name="srv"))
     assert res == {"tau2": {"avg": 50.0}}

@@ -463,4 +463,4 @@ def test_launch_script_is_valid_bash() -> None:
     script = Path(__file__).resolve().parents[2] / "launch" / "tau2.sh"
     assert subprocess.run(["bash", "-n", str(script)], capture_output=True).returncode == 0
     text = script.read_text()
-    assert "trap" in text and "prove_jax.serve" in text and "prove_jax.eval tau2" in text
+    assert "trap" in text and "prove_jax.serve" in text and "prove_jax.eval.tau2" in text

@@ -55,7 +55,7 @@ def test_eval_all_serves_the_policy_to_tau2(tiny_policy_dir: Path, tmp_path: Pat
     monkeypatch.setenv("PYTHONPATH", str(_fake_tau2_package(tmp_path / "site", STAND_IN_CLI)))
     out = tmp_path / "report"
     main(["all", "--model", str(tiny_policy_dir), "--name", "tiny", "--no-bfcl", "--tau2-domains", "airline",
-          "--tau2-trials", "2", "--tau2-python", sys.executable, "--dtype", "float32", "--slots", "2",
+          "--tau2-runner", "tau2-cli", "--tau2-trials", "2", "--tau2-python", sys.executable, "--dtype", "float32", "--slots", "2",
           "--max-len", "512", "--max-chunk", "128", "--out", str(out)])
     tau2_dir = out / "tiny" / "tau2"
     seen = json.loads((tau2_dir / "airline" / "seen.json").read_text())
