@@ -118,14 +118,18 @@ def test_a_server_dying_mid_step_fails_only_its_episodes(run_copy: Path) -> None
                       GRPOObjective(cfg.grpo.loss), reference=True)
     banking = StdioBackend("banking", n_procs=1)
     killed: list[int] = []
+    dead = asyncio.Event()
     original = banking.call
 
     async def call(*args: Any, **kw: Any) -> Any:
         if not killed and args[2] != "banking_server_info" and not str(args[2]).startswith("banking_session"):
-            killed.append(0)  # claimed before awaiting: episodes reach here concurrently
+            killed.append(0)  # claimed before awaiting: episodes reach here together (whole decode blocks)
             pid = json.loads((await original(args[0], "probe", 0, "banking_server_info", {})).text)["pid"]
             os.kill(pid, signal.SIGKILL)
             killed[0] = pid
+            dead.set()
+        elif killed:
+            await dead.wait()  # a call racing the kill reaches the dead server, as a later one would
         return await original(*args, **kw)
 
     banking.call = call  # type: ignore[method-assign]
