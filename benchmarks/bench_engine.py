@@ -29,6 +29,9 @@ Figures (``RESULT <name> <value> <unit> goal=<goal>``):
   Qwen3 shape (hidden 1,024, 16 layers, 16/8 heads, head dim 64, vocab 32k), f32, random weights.
   Measured 2026-11-29, alone on 2 cores: tiny mixed 2.65x, uniform 0.93x; 200M mixed 1.81x,
   uniform 1.11x (greedy tokens identical in every case). Rounds on this VM vary by up to 30 %.
+  After whole decode blocks and host-decided sampling (same day, alone, ``--mixed-shapes tiny``):
+  tiny mixed 4.01x, uniform 1.24x. ``decode_vs_transformers`` then: paged 2.70-2.84x, dense
+  3.95x (``--kv dense``): on short uniform rows the XLA paged path costs ~1.6x the dense read.
 * ``decode_roofline_b1`` / ``decode_roofline_b64`` (GPU only): decode step time of a
   Qwen3-4B-shaped random bf16 model at batch 1 and 64, as a fraction of the HBM roofline
   (bytes of weights + KV cache read per step / ``--hbm-gbps``). Skipped with a message on CPU.
