@@ -542,8 +542,7 @@ def _heads_axis(c: Any) -> str | tuple[str, ...] | None:
     kv = jax.tree.leaves(c.kv)[0]
     spec = logical_to_spec(POOL_AXES[pool_layout(c.kernel)], c.rules, kv.shape[-4:], c.mesh)
     heads_dim = 1 if pool_layout(c.kernel) == "split" else 2
-    out = tuple(spec)[heads_dim] if len(spec) > heads_dim else None
-    return out
+    return tuple(spec)[heads_dim] if len(spec) > heads_dim else None
 
 
 def _pool_spec(c: Any, shape: tuple[int, ...], rows: tuple[str, ...] | None) -> PartitionSpec:

@@ -245,9 +245,8 @@ def _plan(cfg: LaunchConfig, topo: Topology, *, all_buckets: bool, headroom: flo
             ecfg = dataclasses.replace(ecfg, slots=slots)
             eside = P.build_engine_side(mc, emesh, ecfg, edt)
         if grpo and ecfg.paged and cfg.engine.pages == 0 and over <= 0:
-            episodes = -(-max(shards, cfg.grpo.prompts_per_step * cfg.grpo.group_size // topo.hosts) // shards) * shards
-            ecfg, eside, dec, pre = _grow_pool(mc, emesh, ecfg, edt, eside, dec, pre, -over, shards, episodes,
-                                               progress, notes)
+            ecfg, eside, dec, pre = _grow_pool(mc, emesh, ecfg, edt, eside, dec, pre, -over, shards,
+                                               _slot_cap(cfg, topo, shards), progress, notes)
         progress("compiling weight transfer ...")
         xfer = P.compile_transfer(train, mc, P.transfer_mesh(espec, topo), edt)
         compiled += [dec, pre, xfer]
@@ -315,7 +314,7 @@ def _auto_slots(cfg: LaunchConfig, mc: ModelConfig, emesh: Any, ecfg: EngineConf
     fixed = max(0, live - eng_b - per_unit)
     units = int((budget - resident - eng_b - fixed) // per_unit)
     episodes = max(shards, cfg.grpo.prompts_per_step * cfg.grpo.group_size // topo.hosts)
-    slots = max(shards, min(units * shards, -(-episodes // shards) * shards))
+    slots = max(shards, min(units * shards, _slot_cap(cfg, topo, shards)))
     if ecfg.paged and cfg.engine.pages == 0:
         # a paged row costs its live tokens: the budget's KV memory as pages, and as many slots as
         # rows of the mean transcript fill it (at most the episodes). A unit of pages costs only
@@ -324,12 +323,12 @@ def _auto_slots(cfg: LaunchConfig, mc: ModelConfig, emesh: Any, ecfg: EngineConf
         kv_unit = P.nbytes_per_device(side.cache.kv)
         slot_unit = per_unit - kv_unit
         mean = mean_transcript(probe)
-        slots = -(-episodes // shards) * shards
+        slots = _slot_cap(cfg, topo, shards)
         for _ in range(2):
             units = int((budget - resident - eng_b - fixed - slot_unit * (slots // shards)) // kv_unit)
             pages = max(probe.row_pages, units * shards * probe.row_pages)
             fit = pages * ecfg.page_len // (mean + ecfg.page_len)
-            slots = max(shards, min(fit // shards * shards, -(-episodes // shards) * shards))
+            slots = max(shards, min(fit // shards * shards, _slot_cap(cfg, topo, shards)))
         notes.append(f"engine.pages=0: {pages} pages of {ecfg.page_len} tokens sized from the budget (the memory "
                      f"of {max(units * shards, 0)} dense rows); engine.slots=0: {slots} slots (room for {fit} rows of "
                      f"the {mean}-token mean transcript, {episodes} episodes per process per step)")
@@ -339,8 +338,14 @@ def _auto_slots(cfg: LaunchConfig, mc: ModelConfig, emesh: Any, ecfg: EngineConf
     return dataclasses.replace(ecfg, slots=slots)
 
 
+def _slot_cap(cfg: LaunchConfig, topo: Topology, shards: int) -> int:
+    """The most slots worth having: one process's episodes per step, in whole row shards."""
+    episodes = max(shards, cfg.grpo.prompts_per_step * cfg.grpo.group_size // topo.hosts)
+    return -(-episodes // shards) * shards
+
+
 def _grow_pool(mc: ModelConfig, emesh: Any, ecfg: EngineConfig, edt: str, eside: Any, dec: Any, pre: Any,
-               room: float, shards: int, episodes: int, progress: Any, notes: list[str]) -> tuple[Any, Any, Any, Any]:
+               room: float, shards: int, cap: int, progress: Any, notes: list[str]) -> tuple[Any, Any, Any, Any]:
     """``engine.pages=0``: the sizing estimates from one small compile; when the compiled engine
     leaves room for more whole rows' pages (one per row shard), they are added and compiled
     once more, kept only if the rollout still fits."""
@@ -351,7 +356,7 @@ def _grow_pool(mc: ModelConfig, emesh: Any, ecfg: EngineConfig, edt: str, eside:
     extra = unit
     grown = dataclasses.replace(ecfg, pages=ecfg.pool_pages + extra)
     fit = grown.pool_pages * ecfg.page_len // (mean_transcript(grown) + ecfg.page_len)
-    grown = dataclasses.replace(grown, slots=max(ecfg.slots, min(fit // shards * shards, episodes)))
+    grown = dataclasses.replace(grown, slots=max(ecfg.slots, min(fit // shards * shards, cap)))
     progress(f"compiling engine decode and prefill with {grown.pages} pages ...")
     side = P.build_engine_side(mc, emesh, grown, edt)
     d, p = P.compile_decode(side), P.compile_prefill(side)
